@@ -1,0 +1,53 @@
+"""Chunk Inspector's engine: Markdown -> heading tree -> retrieval-ready chunks.
+
+>>> import chunker
+>>> doc = chunker.parse("# Title\\n\\nSome text.\\n", name="guide.md")
+>>> chunks = chunker.chunk(doc, target=512, hard_cap=1024)
+>>> chunks[0].breadcrumb
+['guide.md']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chunker.chunkset import Chunk, ChunkSet
+from chunker.errors import ChunkerError, ConfigError, TokenizerError
+from chunker.model import Block, Document, Section
+from chunker.pack import MIN_HARD_CAP, chunk
+from chunker.parse import parse
+from chunker.tokens import Tokenizer, get_tokenizer
+
+__all__ = [
+    "MIN_HARD_CAP",
+    "Block",
+    "Chunk",
+    "ChunkSet",
+    "ChunkerError",
+    "ConfigError",
+    "Document",
+    "Section",
+    "Tokenizer",
+    "TokenizerError",
+    "chunk",
+    "chunk_markdown",
+    "get_tokenizer",
+    "parse",
+]
+
+__version__ = "0.1.0"
+
+
+def chunk_markdown(
+    text: str,
+    name: str = "document.md",
+    tokenizer: Any = None,
+    target: int = 512,
+    hard_cap: int = 1024,
+    **options: Any,
+) -> ChunkSet:
+    """Parse and chunk in one call: ``chunk(parse(text, name, tokenizer), target, hard_cap)``."""
+    from chunker.pack import _check_limits
+
+    _check_limits(target, hard_cap)  # fail on bad limits before the parse
+    return chunk(parse(text, name=name, tokenizer=tokenizer), target=target, hard_cap=hard_cap, **options)

@@ -1,0 +1,160 @@
+"""Chunks and the chunk set: the engine's output and its versioned JSON (spec §1, §7)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, overload
+
+from chunker.errors import ChunkerError
+from chunker.spans import Span
+
+__all__ = ["BREADCRUMB_SEPARATOR", "Chunk", "ChunkSet"]
+
+SCHEMA = "chunk-set"
+VERSION = 1
+BREADCRUMB_SEPARATOR = " › "
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One retrieval-ready chunk.
+
+    ``markdown == added_prefix + text[char_span[0]:char_span[1]] + added_suffix``:
+    everything but the engine's additions (a re-opened code fence, a repeated table
+    header, a closing fence) is a verbatim slice of the source. ``token_count`` is
+    the exact count of ``markdown``.
+    """
+
+    id: str
+    index: int
+    breadcrumb: list[str]
+    markdown: str
+    token_count: int
+    byte_span: Span
+    char_span: Span
+    line_span: Span
+    headings: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    added_prefix: str = ""
+    added_suffix: str = ""
+
+    def __post_init__(self) -> None:
+        if self.id != f"c{self.index + 1}":
+            raise ValueError(f"chunk id {self.id!r} does not match index {self.index}")
+        if self.token_count < 0:
+            raise ValueError(f"negative token_count {self.token_count} on chunk {self.id}")
+
+    def contextualize(self) -> str:
+        """What an embedder should see: the breadcrumb line, a blank line, the markdown."""
+        return f"{BREADCRUMB_SEPARATOR.join(self.breadcrumb)}\n\n{self.markdown}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "index": self.index,
+            "breadcrumb": list(self.breadcrumb),
+            "markdown": self.markdown,
+            "token_count": self.token_count,
+            "byte_span": list(self.byte_span),
+            "char_span": list(self.char_span),
+            "line_span": list(self.line_span),
+            "headings": list(self.headings),
+            "flags": list(self.flags),
+            "added_prefix": self.added_prefix,
+            "added_suffix": self.added_suffix,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Chunk:
+        try:
+            return cls(
+                id=data["id"],
+                index=int(data["index"]),
+                breadcrumb=[str(x) for x in data["breadcrumb"]],
+                markdown=data["markdown"],
+                token_count=int(data["token_count"]),
+                byte_span=_span(data["byte_span"]),
+                char_span=_span(data["char_span"]),
+                line_span=_span(data["line_span"]),
+                headings=[str(x) for x in data.get("headings", [])],
+                flags=[str(x) for x in data.get("flags", [])],
+                added_prefix=data.get("added_prefix", ""),
+                added_suffix=data.get("added_suffix", ""),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ChunkerError(f"malformed chunk {data.get('id', '?')!r}: {exc}") from exc
+
+
+def _span(value: Any) -> Span:
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise ValueError(f"a span is a two-element array, got {value!r}")
+    return int(value[0]), int(value[1])
+
+
+class ChunkSet(Sequence[Chunk]):
+    """The chunks of one document, with the document header and the config that made them."""
+
+    __slots__ = ("_chunks", "config", "document")
+
+    def __init__(self, chunks: Sequence[Chunk], document: dict[str, Any], config: dict[str, Any]) -> None:
+        self._chunks = tuple(chunks)
+        self.document = document
+        self.config = config
+
+    def __len__(self) -> int:
+        return len(self._chunks)
+
+    @overload
+    def __getitem__(self, index: int) -> Chunk: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Chunk]: ...
+    def __getitem__(self, index: int | slice) -> Chunk | Sequence[Chunk]:
+        return self._chunks[index]
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return iter(self._chunks)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ChunkSet):
+            return NotImplemented
+        return (self._chunks, self.document, self.config) == (other._chunks, other.document, other.config)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ChunkSet({self.document.get('name')!r}, {len(self)} chunks, config={self.config!r})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "version": VERSION,
+            "document": dict(self.document),
+            "config": dict(self.config),
+            "chunks": [chunk.to_dict() for chunk in self._chunks],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """Versioned JSON; byte-identical for the same input and config."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent) + "\n"
+
+    def to_jsonl(self) -> str:
+        """One chunk per line, each carrying the document name."""
+        name = self.document.get("name")
+        lines = (json.dumps({"document": name, **chunk.to_dict()}, ensure_ascii=False) for chunk in self._chunks)
+        return "".join(line + "\n" for line in lines)
+
+    @classmethod
+    def from_json(cls, data: str | dict[str, Any]) -> ChunkSet:
+        """Read :meth:`to_json` output back; raises ChunkerError on anything else."""
+        try:
+            raw = json.loads(data) if isinstance(data, str) else data
+        except json.JSONDecodeError as exc:
+            raise ChunkerError(f"not JSON: {exc}") from exc
+        if not isinstance(raw, dict) or raw.get("schema") != SCHEMA:
+            raise ChunkerError(f"not a chunk-set JSON (schema={raw.get('schema') if isinstance(raw, dict) else None!r})")
+        if raw.get("version") != VERSION:
+            raise ChunkerError(f"chunk-set version {raw.get('version')!r} is not supported (this engine reads {VERSION})")
+        chunks = [Chunk.from_dict(item) for item in raw.get("chunks", [])]
+        return cls(chunks, raw.get("document", {}), raw.get("config", {}))

@@ -1,0 +1,290 @@
+"""The parsed document: blocks, the heading tree of sections, and its JSON.
+
+A :class:`Document` holds the source text, its top-level blocks in document
+order, and a tree of :class:`Section` (the root is the whole document, its
+direct blocks are the preamble). Every node carries exact spans (spec §3) and
+token counts (spec §4). ``Document.to_json`` / ``Document.from_json`` round-trip
+losslessly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from chunker.errors import ChunkerError
+from chunker.spans import SourceMap, Span
+from chunker.tokens import Tokenizer, get_tokenizer
+
+__all__ = ["Block", "Document", "Section"]
+
+DOCUMENT_SCHEMA = "document"
+DOCUMENT_VERSION = 1
+
+BLOCK_KINDS = frozenset(
+    {"heading", "paragraph", "list", "code", "table", "blockquote", "html", "hr", "text", "front_matter"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One top-level block of the source.
+
+    ``char_span``/``byte_span`` exclude the line break and blank lines after the
+    block; ``tokens`` is the exact count of ``text[char_span]``; ``join_tokens`` is
+    what joining it to the next block (through the source text between them) adds.
+    """
+
+    kind: str
+    char_span: Span
+    byte_span: Span
+    line_span: Span
+    tokens: int
+    join_tokens: int = 0
+    level: int = 0  # heading level, 0 for other blocks
+    title: str = ""  # plain-text heading title
+    info: str = ""  # code fence info string
+
+    def __post_init__(self) -> None:
+        if self.kind not in BLOCK_KINDS:
+            raise ValueError(f"unknown block kind {self.kind!r}")
+        if not 0 <= self.char_span[0] <= self.char_span[1]:
+            raise ValueError(f"bad char_span {self.char_span!r} for a {self.kind} block")
+        if self.tokens < 0:
+            raise ValueError(f"negative token count {self.tokens} for a {self.kind} block")
+
+    @property
+    def start(self) -> int:
+        return self.char_span[0]
+
+    @property
+    def end(self) -> int:
+        return self.char_span[1]
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "byte_span": list(self.byte_span),
+            "char_span": list(self.char_span),
+            "line_span": list(self.line_span),
+            "tokens": self.tokens,
+            "join_tokens": self.join_tokens,
+        }
+        if self.kind == "heading":
+            data["level"] = self.level
+            data["title"] = self.title
+        if self.info:
+            data["info"] = self.info
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Block:
+        return cls(
+            kind=data["kind"],
+            char_span=_span(data["char_span"]),
+            byte_span=_span(data["byte_span"]),
+            line_span=_span(data["line_span"]),
+            tokens=int(data["tokens"]),
+            join_tokens=int(data["join_tokens"]),
+            level=int(data.get("level", 0)),
+            title=data.get("title", ""),
+            info=data.get("info", ""),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A heading and everything under it; the root (level 0) is the whole document.
+
+    ``first``/``direct_end``/``end`` index the document's block list: the heading
+    and direct content are ``blocks[first:direct_end]``, the whole subtree
+    ``blocks[first:end]``. ``own_tokens`` counts heading and direct content,
+    ``tokens`` the whole subtree, each as one contiguous text.
+    """
+
+    level: int
+    title: str
+    heading: Block | None
+    blocks: tuple[Block, ...]
+    children: tuple[Section, ...]
+    first: int
+    direct_end: int
+    end: int
+    char_span: Span
+    byte_span: Span
+    line_span: Span
+    own_tokens: int
+    tokens: int
+
+    def walk(self) -> list[Section]:
+        """This section and all its descendants, in document order."""
+        out = [self]
+        for child in self.children:
+            out.extend(child.walk())
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "document" if self.heading is None else "section",
+            "level": self.level,
+            "title": self.title,
+            "byte_span": list(self.byte_span),
+            "char_span": list(self.char_span),
+            "line_span": list(self.line_span),
+            "own_tokens": self.own_tokens,
+            "tokens": self.tokens,
+            "heading": None if self.heading is None else self.heading.to_dict(),
+            "blocks": [block.to_dict() for block in self.blocks],
+            "children": [child.to_dict() for child in self.children],
+        }
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Document:
+    """A parsed Markdown document. Build it with :func:`chunker.parse`."""
+
+    name: str
+    text: str
+    tokenizer: Tokenizer
+    blocks: tuple[Block, ...]
+    root: Section
+    token_count: int
+    front_matter: dict[str, Any] | None = None
+    front_matter_block: Block | None = None
+    source: SourceMap = field(init=False, repr=False)
+    _cumulative: list[int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "source", SourceMap(self.text))
+        cumulative = [0]
+        for block in self.blocks:
+            cumulative.append(cumulative[-1] + block.tokens + block.join_tokens)
+        object.__setattr__(self, "_cumulative", cumulative)
+
+    @property
+    def preamble(self) -> tuple[Block, ...]:
+        return self.root.blocks
+
+    @property
+    def sections(self) -> tuple[Section, ...]:
+        """Top-level sections."""
+        return self.root.children
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    @property
+    def byte_count(self) -> int:
+        return self.source.byte_offset(len(self.text))
+
+    @property
+    def line_count(self) -> int:
+        return self.source.line_count
+
+    def region_tokens(self, first: int, stop: int) -> int:
+        """Tokens of the source from the start of block ``first`` to the end of block ``stop - 1``."""
+        if stop <= first:
+            return 0
+        return self._cumulative[stop - 1] - self._cumulative[first] + self.blocks[stop - 1].tokens
+
+    def sections_in_order(self) -> list[Section]:
+        """Every section below the root, in document order."""
+        return self.root.walk()[1:]
+
+    def metadata(self) -> dict[str, Any]:
+        """The document header written into chunk-set JSON (spec §7)."""
+        return {
+            "name": self.name,
+            "sha256": self.sha256,
+            "bytes": self.byte_count,
+            "lines": self.line_count,
+            "token_count": self.token_count,
+            "tokenizer": self.tokenizer.name,
+            "front_matter": self.front_matter,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": DOCUMENT_SCHEMA,
+            "version": DOCUMENT_VERSION,
+            **self.metadata(),
+            "front_matter_block": None
+            if self.front_matter_block is None
+            else self.front_matter_block.to_dict(),
+            "tree": self.root.to_dict(),
+            "text": self.text,
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The whole document (text, tree, counts) as JSON; see :meth:`from_json`."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    @classmethod
+    def from_json(
+        cls, data: str | dict[str, Any], tokenizer: str | Tokenizer | Any = None
+    ) -> Document:
+        """Rebuild a Document from :meth:`to_json` output without re-parsing.
+
+        The tokenizer named in the JSON is loaded again; a document counted with a
+        callable needs that callable passed as ``tokenizer``.
+        """
+        raw = json.loads(data) if isinstance(data, str) else data
+        if raw.get("schema") != DOCUMENT_SCHEMA or raw.get("version") != DOCUMENT_VERSION:
+            raise ChunkerError(
+                f"not a version {DOCUMENT_VERSION} document JSON: "
+                f"schema={raw.get('schema')!r}, version={raw.get('version')!r}"
+            )
+        if tokenizer is None:
+            if raw["tokenizer"].startswith("callable:"):
+                raise ChunkerError(
+                    f"this document was counted with {raw['tokenizer']!r}; "
+                    f"pass that callable as Document.from_json(..., tokenizer=fn)"
+                )
+            tokenizer = raw["tokenizer"]
+        blocks: list[Block] = []
+        root = _section_from_dict(raw["tree"], blocks)
+        fm_block = raw.get("front_matter_block")
+        return cls(
+            name=raw["name"],
+            text=raw["text"],
+            tokenizer=get_tokenizer(tokenizer),
+            blocks=tuple(blocks),
+            root=root,
+            token_count=int(raw["token_count"]),
+            front_matter=raw.get("front_matter"),
+            front_matter_block=None if fm_block is None else Block.from_dict(fm_block),
+        )
+
+
+def _span(value: Any) -> Span:
+    first, last = value
+    return int(first), int(last)
+
+
+def _section_from_dict(data: dict[str, Any], blocks: list[Block]) -> Section:
+    first = len(blocks)
+    heading = None if data["heading"] is None else Block.from_dict(data["heading"])
+    if heading is not None:
+        blocks.append(heading)
+    direct = tuple(Block.from_dict(item) for item in data["blocks"])
+    blocks.extend(direct)
+    direct_end = len(blocks)
+    children = tuple(_section_from_dict(child, blocks) for child in data["children"])
+    return Section(
+        level=int(data["level"]),
+        title=data["title"],
+        heading=heading,
+        blocks=direct,
+        children=children,
+        first=first,
+        direct_end=direct_end,
+        end=len(blocks),
+        char_span=_span(data["char_span"]),
+        byte_span=_span(data["byte_span"]),
+        line_span=_span(data["line_span"]),
+        own_tokens=int(data["own_tokens"]),
+        tokens=int(data["tokens"]),
+    )

