@@ -153,8 +153,12 @@ class ChunkSet(Sequence[Chunk]):
         except json.JSONDecodeError as exc:
             raise ChunkerError(f"not JSON: {exc}") from exc
         if not isinstance(raw, dict) or raw.get("schema") != SCHEMA:
-            raise ChunkerError(f"not a chunk-set JSON (schema={raw.get('schema') if isinstance(raw, dict) else None!r})")
+            raise ChunkerError(
+                f"not a chunk-set JSON (schema={raw.get('schema') if isinstance(raw, dict) else None!r})"
+            )
         if raw.get("version") != VERSION:
-            raise ChunkerError(f"chunk-set version {raw.get('version')!r} is not supported (this engine reads {VERSION})")
+            raise ChunkerError(
+                f"chunk-set version {raw.get('version')!r} is not supported (this engine reads {VERSION})"
+            )
         chunks = [Chunk.from_dict(item) for item in raw.get("chunks", [])]
         return cls(chunks, raw.get("document", {}), raw.get("config", {}))

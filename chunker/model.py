@@ -211,9 +211,7 @@ class Document:
             "schema": DOCUMENT_SCHEMA,
             "version": DOCUMENT_VERSION,
             **self.metadata(),
-            "front_matter_block": None
-            if self.front_matter_block is None
-            else self.front_matter_block.to_dict(),
+            "front_matter_block": None if self.front_matter_block is None else self.front_matter_block.to_dict(),
             "tree": self.root.to_dict(),
             "text": self.text,
         }
@@ -223,9 +221,7 @@ class Document:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
 
     @classmethod
-    def from_json(
-        cls, data: str | dict[str, Any], tokenizer: str | Tokenizer | Any = None
-    ) -> Document:
+    def from_json(cls, data: str | dict[str, Any], tokenizer: str | Tokenizer | Any = None) -> Document:
         """Rebuild a Document from :meth:`to_json` output without re-parsing.
 
         The tokenizer named in the JSON is loaded again; a document counted with a

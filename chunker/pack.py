@@ -115,13 +115,21 @@ class _Packer:
 
     def _block_unit(self, index: int) -> _Unit:
         block = self.blocks[index]
-        return _Unit(block.start, block.end, block.tokens, block.join_tokens, index, index + 1,
-                     heading_only=block.kind == "heading")
+        return _Unit(
+            block.start,
+            block.end,
+            block.tokens,
+            block.join_tokens,
+            index,
+            index + 1,
+            heading_only=block.kind == "heading",
+        )
 
     def _section_unit(self, section: Section) -> _Unit:
         last = self.blocks[section.end - 1]
-        return _Unit(section.char_span[0], section.char_span[1], section.tokens, last.join_tokens,
-                     section.first, section.end)
+        return _Unit(
+            section.char_span[0], section.char_span[1], section.tokens, last.join_tokens, section.first, section.end
+        )
 
     # -- the walk ----------------------------------------------------------------
 
@@ -163,8 +171,14 @@ class _Packer:
         """All sections of the document as one unit (the whole-document case)."""
         first = root.direct_end
         last = self.blocks[root.end - 1]
-        return _Unit(self.blocks[first].start, last.end, self.doc.region_tokens(first, root.end),
-                     last.join_tokens, first, root.end)
+        return _Unit(
+            self.blocks[first].start,
+            last.end,
+            self.doc.region_tokens(first, root.end),
+            last.join_tokens,
+            first,
+            root.end,
+        )
 
     def _open(self, section: Section, path: tuple[str, ...], carry: list[_Unit] | None) -> None:
         """Pack a section that does not fit: heading and direct content, then children."""
@@ -216,9 +230,17 @@ class _Packer:
         assert block is not None
         for n, piece in enumerate(pieces):
             last = n == len(pieces) - 1
-            piece_unit = _Unit(piece.start, piece.end, piece.tokens, block.join_tokens if last else 0,
-                               unit.first, unit.stop, piece, continues=not last,
-                               heading_only=False)
+            piece_unit = _Unit(
+                piece.start,
+                piece.end,
+                piece.tokens,
+                block.join_tokens if last else 0,
+                unit.first,
+                unit.stop,
+                piece,
+                continues=not last,
+                heading_only=False,
+            )
             if n and self.acc.units:
                 self._flush()
             if self.acc.units and self.acc.cost_of(piece_unit) > self.cap:
@@ -229,9 +251,10 @@ class _Packer:
         """Cut a block; if wrappers overflow a tiny target, fall back to bigger, then plain pieces."""
         assert block is not None
         for limit in (self.target, self.cap):
-            pieces = cut_block(self.doc, block, min(first_limit, limit), limit,
-                               repeat_table_header=self.repeat_header)
-            if all(p.tokens <= self.cap for p in pieces) and pieces[0].tokens <= max(first_limit, 1) + (limit - self.target):
+            pieces = cut_block(self.doc, block, min(first_limit, limit), limit, repeat_table_header=self.repeat_header)
+            if all(p.tokens <= self.cap for p in pieces) and pieces[0].tokens <= max(first_limit, 1) + (
+                limit - self.target
+            ):
                 return pieces
         plain = Block("text", block.char_span, block.byte_span, block.line_span, block.tokens, block.join_tokens)
         return cut_block(self.doc, plain, first_limit, self.cap)
@@ -317,7 +340,11 @@ class _Packer:
                 flags.add(unit.piece.flag)
                 if unit.piece.hard:
                     flags.add("hard_cut")
-                if unit.first >= 0 and unit.start == self.blocks[unit.first].start and self.blocks[unit.first].kind == "heading":
+                if (
+                    unit.first >= 0
+                    and unit.start == self.blocks[unit.first].start
+                    and self.blocks[unit.first].kind == "heading"
+                ):
                     headings.append(self.blocks[unit.first].title)
                 continue
             headings.extend(b.title for b in self.blocks[max(unit.first, 0) : unit.stop] if b.kind == "heading")

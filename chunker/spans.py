@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-__all__ = ["Span", "SourceMap"]
+__all__ = ["SourceMap", "Span"]
 
 Span = tuple[int, int]
 

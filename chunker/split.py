@@ -170,9 +170,7 @@ class _Cutter:
         squeeze = 0
         while True:
             out = descend(atom, max(1, first_cap - squeeze), max(1, cap - squeeze))
-            over = max(
-                (p.tokens - (cap if n or started else first_cap) for n, p in enumerate(out)), default=0
-            )
+            over = max((p.tokens - (cap if n or started else first_cap) for n, p in enumerate(out)), default=0)
             if over <= 0 or squeeze >= cap:
                 return out
             squeeze += over
@@ -271,41 +269,59 @@ class _Cutter:
         stop = self.src.line_index(span[1]) + 1
         if not node.fence:  # indented code: pieces stay indented code
             atoms = self.line_atoms(first, stop)
-            return self.pack(atoms, first_limit, limit, self.plain("split_code"), self._descend_text("split_code", _WORD))
+            return self.pack(
+                atoms, first_limit, limit, self.plain("split_code"), self._descend_text("split_code", _WORD)
+            )
         opening = self.text[self.src.line_starts[first] : self.src.line_end(first)]
         indent = opening[: opening.find(node.fence)] if node.fence in opening else ""
         reopen_indent = _LIST_MARKER.sub(lambda m: " " * len(m.group()), indent)
         reopen = reopen_indent + opening[len(indent) :] + "\n"
         closing_line = self.text[self.src.line_starts[stop - 1] : self.src.line_end(stop - 1)].strip()
-        closed = stop - 1 > first and closing_line.lstrip("> ").startswith(node.fence[0] * len(node.fence)) and set(
-            closing_line.lstrip("> ").rstrip()
-        ) <= {node.fence[0]}
+        closed = (
+            stop - 1 > first
+            and closing_line.lstrip("> ").startswith(node.fence[0] * len(node.fence))
+            and set(closing_line.lstrip("> ").rstrip()) <= {node.fence[0]}
+        )
         close = "\n" + reopen_indent + node.fence
         body_first = first + 1
         body_stop = stop - 1 if closed else stop
         block_end = span[1]
         open_start = self.src.line_starts[first]
         atoms = self.line_atoms(body_first, body_stop)
-        if not atoms:
+        if not atoms:  # only fence lines: nothing to re-fence, cut as text
             return self.cut_text(span[0], span[1], first_limit, limit, "split_code", _LINE)
-        # The opening fence line belongs to the first piece, the closing one to the last.
-        atoms[0] = _Atom(open_start, atoms[0].end, atoms[0].strength)
-        atoms[-1] = _Atom(atoms[-1].start, block_end, atoms[-1].strength)
+        body_start, body_end = atoms[0].start, atoms[-1].end
 
         def make(start: int, end: int) -> Piece:
-            prefix = "" if start == open_start else reopen
-            suffix = "" if end == block_end else close  # the last piece keeps the source's own end
+            # The source's own opening (closing) fence line goes with the first (last) piece;
+            # other pieces get a re-opened (closing) fence added.
+            prefix = ""
+            if not self.text[body_start:start].strip():
+                start = open_start
+            else:
+                prefix = reopen
+            suffix = close
+            if not self.text[end:body_end].strip():
+                end, suffix = block_end, ""
             tokens = self.count(prefix + self.text[start:end] + suffix)
             return Piece(start, end, tokens, prefix, suffix, "split_code")
 
         overhead = self.count(reopen) + self.count(close) + 2
+        fence_chars = {"`", "~"}
 
         def descend(atom: _Atom, first_cap: int, cap: int) -> list[Piece]:
-            # One code line longer than the limit: cut it as text, each piece re-fenced.
+            # One code line longer than the limit: cut it as text, each piece fenced.
             inner = self.cut_text(
                 atom.start, atom.end, max(1, first_cap - overhead), max(1, cap - overhead), "split_code", _WORD
             )
-            return [make(p.start, p.end) for p in inner]
+            # A piece that is only a run of fence characters would close the fence: keep it joined.
+            spans: list[tuple[int, int]] = []
+            for p in inner:
+                if (spans and set(self.text[spans[-1][0] : spans[-1][1]].strip()) <= fence_chars) or (spans and set(self.text[p.start : p.end].strip()) <= fence_chars):
+                    spans[-1] = (spans[-1][0], p.end)
+                else:
+                    spans.append((p.start, p.end))
+            return [make(start, end) for start, end in spans]
 
         return self.pack(atoms, first_limit, limit, make, descend, overhead)
 
@@ -341,7 +357,14 @@ class _Cutter:
         if node.kind == "item" and children:
             # An item's first line (its marker) starts its first inner block.
             first_child = children[0]
-            children[0] = InnerNode(first_child.kind, node.first, first_child.stop, first_child.children, first_child.info, first_child.fence)
+            children[0] = InnerNode(
+                first_child.kind,
+                node.first,
+                first_child.stop,
+                first_child.children,
+                first_child.info,
+                first_child.fence,
+            )
         atoms = self.node_atoms(children, node.first, node.stop)
         if not atoms:
             return []
@@ -369,7 +392,9 @@ class _Cutter:
             return self.cut_container(node, first_limit, limit, flag)
         if node.kind == "html":
             atoms = self.node_atoms([], node.first, node.stop)
-            return self.pack(atoms, first_limit, limit, self.plain("split_html"), self._descend_text("split_html", _SENTENCE))
+            return self.pack(
+                atoms, first_limit, limit, self.plain("split_html"), self._descend_text("split_html", _SENTENCE)
+            )
         return self.cut_text(span[0], span[1], first_limit, limit, flag, _LINE)
 
 
@@ -382,7 +407,9 @@ _FLAG_BY_KIND = {
 }
 
 
-def cut_block(doc: Document, block: Block, first_limit: int, limit: int, *, repeat_table_header: bool = True) -> list[Piece]:
+def cut_block(
+    doc: Document, block: Block, first_limit: int, limit: int, *, repeat_table_header: bool = True
+) -> list[Piece]:
     """Cut ``block`` into pieces: the first within ``first_limit`` tokens, the rest within ``limit``.
 
     Pieces are in order, non-overlapping, and together hold every non-blank

@@ -28,7 +28,7 @@ DEFAULT_TOKENIZER = "cl100k_base"
 # (see README, "Token counts"); tests/test_tokens.py checks it on random text.
 _LINE_ADDITIVE_PATTERNS = frozenset(
     {
-        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",  # noqa: E501 - a pattern is compared whole
     }
 )
 
@@ -147,9 +147,7 @@ def _callable_tokenizer(fn: Callable[[str], int]) -> Tokenizer:
         except Exception as exc:
             raise TokenizerError(f"tokenizer callable {name!r} raised {exc!r}") from exc
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise TokenizerError(
-                f"tokenizer callable {name!r} must return a non-negative int, returned {value!r}"
-            )
+            raise TokenizerError(f"tokenizer callable {name!r} must return a non-negative int, returned {value!r}")
         return value
 
     return Tokenizer(name=f"callable:{name}", count=count)

@@ -1,0 +1,65 @@
+"""The engine contract, checked on one chunk set: used by property, corpus and golden tests."""
+
+from __future__ import annotations
+
+from markdown_it import MarkdownIt
+
+import chunker
+
+_md = MarkdownIt("commonmark").enable(["table"])
+_md.disable("inline")
+
+
+def unclosed_fences(markdown: str) -> int:
+    """Fenced code blocks that run to the end of their container without a closing fence."""
+    lines = markdown.splitlines()
+    unclosed = 0
+    for token in _md.parse(markdown):
+        if token.type != "fence" or token.map is None:
+            continue
+        first, stop = token.map
+        closing = lines[stop - 1].lstrip(" \t>").rstrip() if stop - 1 > first and stop - 1 < len(lines) else ""
+        char = token.markup[0]
+        if not (len(closing) >= len(token.markup) and set(closing) == {char}):
+            unclosed += 1
+    return unclosed
+
+
+def check_chunk_set(doc: chunker.Document, chunks: chunker.ChunkSet, hard_cap: int) -> None:
+    """Assert every invariant of spec §3 and §5 on ``chunks`` made from ``doc``."""
+    text = doc.text
+    count = doc.tokenizer.count
+    encoded_prefix = lambda n: len(text[:n].encode("utf-8", "surrogatepass"))  # noqa: E731
+    previous_end = -1
+    covered: list[tuple[int, int]] = []
+    for n, chunk in enumerate(chunks):
+        where = f"chunk {chunk.id} of {doc.name}"
+        assert chunk.index == n and chunk.id == f"c{n + 1}", where
+        assert chunk.token_count == count(chunk.markdown), f"{where}: token_count is not the exact count"
+        assert chunk.token_count <= hard_cap, f"{where}: {chunk.token_count} tokens > hard cap {hard_cap}"
+        start, end = chunk.char_span
+        assert previous_end <= start < end <= len(text), f"{where}: span {chunk.char_span} out of order"
+        previous_end = end
+        assert chunk.markdown == chunk.added_prefix + text[start:end] + chunk.added_suffix, (
+            f"{where}: markdown is not prefix + text[char_span] + suffix"
+        )
+        assert chunk.byte_span == (encoded_prefix(start), encoded_prefix(end)), f"{where}: byte_span"
+        first_line = doc.source.line_index(start) + 1
+        last_line = doc.source.line_index(end - 1) + 1
+        assert chunk.line_span == (first_line, last_line), f"{where}: line_span"
+        assert text[start:end].strip(), f"{where}: a chunk of blank text"
+        assert chunk.breadcrumb and chunk.breadcrumb[0] == doc.name, f"{where}: breadcrumb"
+        covered.append((start, end))
+    # Nothing lost: every non-blank character outside the front matter is inside a chunk.
+    skip = doc.front_matter_block.char_span if doc.front_matter_block is not None else (0, 0)
+    cursor = 0
+    for start, end in [*covered, (len(text), len(text))]:
+        gap = text[cursor:start]
+        if skip[0] >= cursor and skip[1] <= start:
+            gap = text[cursor : skip[0]] + text[skip[1] : start]
+        assert not gap.strip(), f"{doc.name}: text outside every chunk at {cursor}-{start}: {gap.strip()[:80]!r}"
+        cursor = end
+    # Code fences: a chunk may leave a fence open only where the source itself does.
+    assert sum(unclosed_fences(c.markdown) for c in chunks) <= unclosed_fences(text), (
+        f"{doc.name}: a chunk has an unbalanced code fence"
+    )

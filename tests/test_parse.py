@@ -1,0 +1,139 @@
+"""chunker.parse: the heading tree, exact spans and counts, front matter, JSON round trip."""
+
+from __future__ import annotations
+
+import json
+
+import chunker
+from chunker.model import Document
+
+
+def titles(section: chunker.Section) -> list[tuple[int, str]]:
+    return [(s.level, s.title) for s in section.walk()[1:]]
+
+
+def test_sections_nest_by_level_and_skipped_levels_nest_under_the_nearest() -> None:
+    """H3 right after H1 nests under the H1; a later H2 closes it and opens a sibling."""
+    doc = chunker.parse("# A\n\ntext\n\n### A.x\n\nmore\n\n## B\n\n# C\n")
+    (a, c) = doc.sections
+    assert [s.title for s in a.children] == ["A.x", "B"]
+    assert c.title == "C" and not c.children
+    assert titles(doc.root) == [(1, "A"), (3, "A.x"), (2, "B"), (1, "C")]
+
+
+def test_blocks_before_the_first_heading_are_the_preamble() -> None:
+    """The preamble is the root's direct content; headings own the blocks after them."""
+    doc = chunker.parse("intro\n\n- item\n\n# Title\n\nbody\n")
+    assert [b.kind for b in doc.preamble] == ["paragraph", "list"]
+    assert [b.kind for b in doc.sections[0].blocks] == ["paragraph"]
+
+
+def test_headings_inside_lists_and_quotes_are_content() -> None:
+    """Only top-level headings open sections."""
+    doc = chunker.parse("- # not a section\n\n> ## nor this\n")
+    assert doc.sections == ()
+    assert [b.kind for b in doc.preamble] == ["list", "blockquote"]
+
+
+def test_setext_headings_are_headings_and_keep_their_underline() -> None:
+    """A setext heading opens a section and its span includes the underline."""
+    text = "Title\n=====\n\nbody\n\nSub\n---\n"
+    doc = chunker.parse(text)
+    (title,) = doc.sections
+    assert title.title == "Title" and title.level == 1
+    assert title.heading is not None
+    assert text[slice(*title.heading.char_span)] == "Title\n====="
+    assert title.children[0].level == 2
+
+
+def test_heading_titles_are_plain_text() -> None:
+    """Inline markup is stripped from titles: emphasis, code, links, image alt text."""
+    doc = chunker.parse("# Use **bold** and `code` with [a link](x) ![alt text](i.png)\n")
+    assert doc.sections[0].title == "Use bold and code with a link alt text"
+
+
+def test_block_spans_are_exact_and_exclude_trailing_blank_lines() -> None:
+    """text[char_span] is the block; byte and line spans agree; blank lines after are excluded."""
+    text = "# Tïtle\r\n\r\npara one\r\nline two\r\n\r\n\r\n```py\r\ncode\r\n```\r\n"
+    doc = chunker.parse(text)
+    blocks = doc.blocks
+    assert [text[slice(*b.char_span)] for b in blocks] == ["# Tïtle", "para one\r\nline two", "```py\r\ncode\r\n```"]
+    for block in blocks:
+        start, end = block.char_span
+        assert block.byte_span == (len(text[:start].encode()), len(text[:end].encode()))
+    assert [b.line_span for b in blocks] == [(1, 1), (3, 4), (7, 9)]
+    assert blocks[2].info == "py"
+
+
+def test_lines_without_a_token_become_text_blocks() -> None:
+    """Link reference definitions produce no markdown-it token but are kept as text blocks."""
+    text = "# T\n\nSee [x].\n\n[x]: https://example.com\n"
+    doc = chunker.parse(text)
+    assert [b.kind for b in doc.blocks] == ["heading", "paragraph", "text"]
+    assert text[slice(*doc.blocks[-1].char_span)] == "[x]: https://example.com"
+
+
+def test_token_counts_are_exact_for_blocks_sections_and_document() -> None:
+    """Own and subtree counts equal a fresh count of the section's text."""
+    text = "Intro.\n\n# A\n\nAlpha text.\n\n## A1\n\n- one\n- two\n\n# B\n\n| x | y |\n|---|---|\n| 1 | 2 |\n"
+    doc = chunker.parse(text)
+    count = doc.tokenizer.count
+    assert doc.token_count == count(text)
+    for section in doc.sections_in_order():
+        assert section.tokens == count(text[slice(*section.char_span)])
+    a = doc.sections[0]
+    own_end = a.blocks[-1].end
+    assert a.own_tokens == count(text[a.char_span[0] : own_end])
+
+
+def test_yaml_front_matter_is_parsed_and_not_a_block_of_the_tree() -> None:
+    """YAML front matter becomes Document.front_matter; dates turn into strings."""
+    text = "---\ntitle: Hello\ndate: 2024-01-02\ntags: [a, b]\n---\n# Hello\n"
+    doc = chunker.parse(text)
+    assert doc.front_matter == {"title": "Hello", "date": "2024-01-02", "tags": ["a", "b"]}
+    assert doc.front_matter_block is not None
+    assert [b.kind for b in doc.blocks] == ["heading"]
+
+
+def test_toml_front_matter_is_parsed() -> None:
+    """+++-delimited TOML front matter is parsed too."""
+    doc = chunker.parse('+++\ntitle = "T"\nweight = 3\n+++\n\nBody.\n')
+    assert doc.front_matter == {"title": "T", "weight": 3}
+
+
+def test_dashes_that_are_not_a_mapping_stay_markdown() -> None:
+    """A leading --- pair around non-YAML-mapping text is a thematic break, not front matter."""
+    doc = chunker.parse("---\nJust a sentence.\n---\n")
+    assert doc.front_matter is None
+    assert "".join(doc.text[slice(*b.char_span)] for b in doc.blocks).count("Just a sentence.") == 1
+
+
+def test_every_str_parses() -> None:
+    """Empty, whitespace-only and control-character texts parse without raising."""
+    for text in ["", "   \n\n", "\x00\x01", "\ud800 lone surrogate", "#", "```", "|a|\n|-|"]:
+        doc = chunker.parse(text)
+        assert doc.text == text
+
+
+def test_document_json_round_trips_losslessly() -> None:
+    """from_json(to_json()) rebuilds an equal tree; serialising it again gives the same JSON."""
+    text = "---\na: 1\n---\nPre.\n\n# A\n\nx\n\n## B\n\n```\ny\n```\n\n# C\n"
+    doc = chunker.parse(text, name="t.md")
+    data = doc.to_json()
+    again = Document.from_json(data)
+    assert again.to_json() == data
+    assert again.blocks == doc.blocks
+    assert again.root == doc.root
+    assert json.loads(data)["tokenizer"] == "cl100k_base"
+    assert chunker.chunk(again, 16, 32).to_json() == chunker.chunk(doc, 16, 32).to_json()
+
+
+def test_document_from_a_callable_needs_the_callable_back() -> None:
+    """A document counted with a callable records its name and asks for it on load."""
+    import pytest
+
+    doc = chunker.parse("# A\n\nwords here\n", tokenizer=len)
+    data = doc.to_json()
+    with pytest.raises(chunker.ChunkerError, match="callable:len"):
+        Document.from_json(data)
+    assert Document.from_json(data, tokenizer=len).root == doc.root
