@@ -317,7 +317,8 @@ class _Cutter:
             # A piece that is only a run of fence characters would close the fence: keep it joined.
             spans: list[tuple[int, int]] = []
             for p in inner:
-                if (spans and set(self.text[spans[-1][0] : spans[-1][1]].strip()) <= fence_chars) or (spans and set(self.text[p.start : p.end].strip()) <= fence_chars):
+                only_fence = set(self.text[p.start : p.end].strip()) <= fence_chars
+                if spans and (only_fence or set(self.text[spans[-1][0] : spans[-1][1]].strip()) <= fence_chars):
                     spans[-1] = (spans[-1][0], p.end)
                 else:
                     spans.append((p.start, p.end))

@@ -50,7 +50,7 @@ def test_callable_returning_a_non_int_raises_tokenizer_error() -> None:
 
 def test_unknown_name_raises_naming_it() -> None:
     """An unknown tokenizer name raises TokenizerError naming the value and the choices."""
-    with pytest.raises(chunker.TokenizerError, match="unknown tokenizer 'no-such-encoding'.*cl100k_base"):
+    with pytest.raises(chunker.TokenizerError, match=r"unknown tokenizer 'no-such-encoding'.*cl100k_base"):
         get_tokenizer("no-such-encoding")
 
 
