@@ -155,9 +155,13 @@ class Document:
     front_matter_block: Block | None = None
     source: SourceMap = field(init=False, repr=False)
     _cumulative: list[int] = field(init=False, repr=False)
+    # Limit-independent work done while cutting (inner block structure, counts of
+    # lines and sentences), kept so that re-chunking with new limits reuses it.
+    memo: dict[Any, Any] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "source", SourceMap(self.text))
+        object.__setattr__(self, "memo", {})
         cumulative = [0]
         for block in self.blocks:
             cumulative.append(cumulative[-1] + block.tokens + block.join_tokens)
@@ -174,7 +178,10 @@ class Document:
 
     @property
     def sha256(self) -> str:
-        return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+        digest = self.memo.get("sha256")
+        if digest is None:
+            digest = self.memo["sha256"] = hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+        return str(digest)
 
     @property
     def byte_count(self) -> int:

@@ -62,7 +62,16 @@ class _Cutter:
         self.text = doc.text
         self.src = doc.source
         self.count = doc.tokenizer.count
+        self.memo = doc.memo
         self.repeat_table_header = repeat_table_header
+
+    def span_tokens(self, start: int, end: int) -> int:
+        """Tokens of ``text[start:end]``, remembered on the document across re-chunks."""
+        key = ("tokens", start, end)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self.count(self.text[start:end])
+        return int(found)
 
     # -- atoms ---------------------------------------------------------------
 
@@ -140,7 +149,7 @@ class _Cutter:
         then counted exactly and shrunk until it fits.
         """
         pieces: list[Piece] = []
-        sizes = [self.count(self.text[a.start : a.end]) for a in atoms]
+        sizes = [self.span_tokens(a.start, a.end) for a in atoms]
         i = 0
         while i < len(atoms):
             cap = first_limit if not pieces else limit
@@ -421,8 +430,11 @@ def cut_block(
     flag = _FLAG_BY_KIND.get(block.kind, "split_text")
     if block.kind in ("paragraph", "heading", "text", "hr", "front_matter"):
         return cutter.cut_text(block.start, block.end, first_limit, limit, flag, _LINE)
-    line_start = doc.source.line_starts[first_line]
-    nodes = inner_structure(doc.text[line_start : block.end], first_line)
+    key = ("inner", block.start)
+    nodes = doc.memo.get(key)
+    if nodes is None:
+        line_start = doc.source.line_starts[first_line]
+        nodes = doc.memo[key] = inner_structure(doc.text[line_start : block.end], first_line)
     top = [n for n in nodes if n.first < stop_line]
     if len(top) == 1:
         return cutter.cut_node(top[0], first_limit, limit, flag)

@@ -1,0 +1,157 @@
+"""Engine speed against the floor, on the shared corpus (spec §8).
+
+The floor for a document is markdown-it-py's full parse (CommonMark + tables +
+strikethrough) plus one tiktoken cl100k_base pass over its text. Measured:
+
+- ``chunk_markdown`` (parse + pack at 512/1024), goal: within 1.3x the floor;
+- re-chunking an already parsed document at new limits (256/512), goal: within 0.1x;
+- linearity: chunk_markdown on a 2 MB document vs a 1 MB one, goal: at most 2.2x.
+
+Each figure is the best of ``--repeat`` rounds over the whole corpus, in one process, the measures interleaved.
+Usage: python benchmarks/engine.py [--write docs/BENCHMARKS.md] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from collections.abc import Callable
+from importlib.metadata import version
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import chunker  # noqa: E402
+from chunker.tokens import get_tokenizer  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus" / "real"
+BIG = CORPUS / "dify-corpus" / "large_concat_1mb.md"
+
+
+def best_of(repeat: int, fn: Callable[[], object]) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", type=Path, help="write the results table into this Markdown file")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        print(f"the shared corpus is not at {CORPUS}; nothing to measure", file=sys.stderr)
+        return 1
+
+    from markdown_it import MarkdownIt
+
+    files = sorted(CORPUS.rglob("*.md"))
+    texts = [(p.name, p.read_bytes().decode("utf-8", errors="replace")) for p in files]
+    size = sum(len(t.encode()) for _, t in texts)
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    # markdown-it's default maxNesting (20) silently stops parsing a list nested 10+
+    # deep and swallows the rest of the document into it; the engine parses with
+    # 100. The second floor gives markdown-it the same limit, for a like-for-like view.
+    md_deep = MarkdownIt("commonmark", {"maxNesting": 100}).enable(["table", "strikethrough"])
+    encode = get_tokenizer("cl100k_base")._encoding.encode_ordinary
+
+    def floor() -> None:
+        for _, text in texts:
+            md.parse(text)
+            encode(text)
+
+    def floor_deep() -> None:
+        for _, text in texts:
+            md_deep.parse(text)
+            encode(text)
+
+    def whole() -> None:
+        for name, text in texts:
+            chunker.chunk_markdown(text, name=name, target=512, hard_cap=1024)
+
+    def rechunk_after_first_view() -> float:
+        """A slider move: documents parsed and chunked once (untimed), then re-chunked at new limits."""
+        docs = [chunker.parse(text, name=name) for name, text in texts]
+        for doc in docs:
+            chunker.chunk(doc, target=512, hard_cap=1024)
+        start = time.perf_counter()
+        for doc in docs:
+            chunker.chunk(doc, target=256, hard_cap=512)
+        return time.perf_counter() - start
+
+    big = BIG.read_text(encoding="utf-8")
+    double = big + "\n\n" + big
+
+    # Interleaved, so that drift in machine speed hits floor and engine alike.
+    runs: dict[str, list[float]] = {"floor": [], "deep": [], "whole": [], "rechunk": []}
+    for _ in range(args.repeat):
+        runs["floor"].append(best_of(1, floor))
+        runs["deep"].append(best_of(1, floor_deep))
+        runs["whole"].append(best_of(1, whole))
+        runs["rechunk"].append(rechunk_after_first_view())
+    t_floor, t_floor_deep, t_whole, t_rechunk = (min(runs[k]) for k in ("floor", "deep", "whole", "rechunk"))
+    t_1mb = best_of(args.repeat, lambda: chunker.chunk_markdown(big, name="1mb.md"))
+    t_2mb = best_of(args.repeat, lambda: chunker.chunk_markdown(double, name="2mb.md"))
+
+    rows = [
+        ("floor: markdown-it-py parse + one tiktoken pass", t_floor, 1.0, "-", True),
+        ("`chunk_markdown` (parse + pack, 512/1024)", t_whole, t_whole / t_floor, "≤ 1.3×", t_whole / t_floor <= 1.3),
+        ("re-chunk a parsed document (256/512)", t_rechunk, t_rechunk / t_floor, "≤ 0.1×", t_rechunk / t_floor <= 0.1),
+        ("floor with maxNesting=100 (the engine's parse depth)", t_floor_deep, t_floor_deep / t_floor, "-", True),
+        (
+            "`chunk_markdown` against that floor",
+            t_whole,
+            t_whole / t_floor_deep,
+            "≤ 1.3×",
+            t_whole / t_floor_deep <= 1.3,
+        ),
+    ]
+    lines = [
+        f"Corpus: {len(texts)} documents, {size / 1e6:.2f} MB (`../shared/corpus/real`), best of {args.repeat} runs.",
+        "",
+        "| measure | seconds | × floor | goal | met |",
+        "|---|---:|---:|---|---|",
+    ]
+    lines += [f"| {n} | {t:.3f} | {r:.2f} | {g} | {'yes' if ok else 'no'} |" for n, t, r, g, ok in rows]
+    ratio = t_2mb / t_1mb
+    lines += [
+        "",
+        "| linearity | seconds | ratio | goal | met |",
+        "|---|---:|---:|---|---|",
+        f"| `chunk_markdown`, 1 MB document | {t_1mb:.3f} | 1.00 | - | - |",
+        f"| `chunk_markdown`, 2 MB (the same, twice) | {t_2mb:.3f} | {ratio:.2f} | ≤ 2.2× | {_yes(ratio <= 2.2)} |",
+        "",
+        f"Machine: {platform.machine()}, Python {platform.python_version()}, "
+        f"markdown-it-py {version('markdown-it-py')}, tiktoken {version('tiktoken')}.",
+    ]
+    table = "\n".join(lines)
+    print(table)
+    if args.write:
+        write_section(args.write, "engine", table)
+    return 0
+
+
+def _yes(ok: bool) -> str:
+    return "yes" if ok else "no"
+
+
+def write_section(path: Path, key: str, body: str) -> None:
+    """Replace the block between `<!-- key:start -->` and `<!-- key:end -->` in ``path``."""
+    start, end = f"<!-- {key}:start -->", f"<!-- {key}:end -->"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    block = f"{start}\n{body}\n{end}"
+    if start in text and end in text:
+        text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
+    else:
+        text = text.rstrip() + ("\n\n" if text else "") + block + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
