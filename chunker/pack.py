@@ -225,9 +225,9 @@ class _Packer:
                 first_limit = min(self.target, room)
         elif acc.units:
             self._flush()
-        pieces = self._cut(self.blocks[unit.first] if unit.first >= 0 else self.doc.front_matter_block, first_limit)
         block = self.blocks[unit.first] if unit.first >= 0 else self.doc.front_matter_block
         assert block is not None
+        pieces = self._cut(block, first_limit)
         for n, piece in enumerate(pieces):
             last = n == len(pieces) - 1
             piece_unit = _Unit(
@@ -247,9 +247,8 @@ class _Packer:
                 self._flush()
             self.acc.add(piece_unit)
 
-    def _cut(self, block: Block | None, first_limit: int) -> list[Piece]:
+    def _cut(self, block: Block, first_limit: int) -> list[Piece]:
         """Cut a block; if wrappers overflow a tiny target, fall back to bigger, then plain pieces."""
-        assert block is not None
         for limit in (self.target, self.cap):
             pieces = cut_block(self.doc, block, min(first_limit, limit), limit, repeat_table_header=self.repeat_header)
             if all(p.tokens <= self.cap for p in pieces) and pieces[0].tokens <= max(first_limit, 1) + (

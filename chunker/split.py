@@ -43,9 +43,6 @@ class Piece:
     flag: str = "split_text"
     hard: bool = False  # cut inside a sentence, at a word or token boundary
 
-    def markdown(self, text: str) -> str:
-        return self.prefix + text[self.start : self.end] + self.suffix
-
 
 @dataclass(frozen=True, slots=True)
 class _Atom:
