@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,10 +163,7 @@ class Document:
     def __post_init__(self) -> None:
         object.__setattr__(self, "source", SourceMap(self.text))
         object.__setattr__(self, "memo", {})
-        cumulative = [0]
-        for block in self.blocks:
-            cumulative.append(cumulative[-1] + block.tokens + block.join_tokens)
-        object.__setattr__(self, "_cumulative", cumulative)
+        object.__setattr__(self, "_cumulative", cumulative_tokens(self.blocks))
 
     @property
     def preamble(self) -> tuple[Block, ...]:
@@ -193,9 +191,7 @@ class Document:
 
     def region_tokens(self, first: int, stop: int) -> int:
         """Tokens of the source from the start of block ``first`` to the end of block ``stop - 1``."""
-        if stop <= first:
-            return 0
-        return self._cumulative[stop - 1] - self._cumulative[first] + self.blocks[stop - 1].tokens
+        return region_tokens(self._cumulative, self.blocks, first, stop)
 
     def sections_in_order(self) -> list[Section]:
         """Every section below the root, in document order."""
@@ -260,6 +256,21 @@ class Document:
             front_matter=raw.get("front_matter"),
             front_matter_block=None if fm_block is None else Block.from_dict(fm_block),
         )
+
+
+def cumulative_tokens(blocks: Sequence[Block]) -> list[int]:
+    """Prefix sums of block tokens plus joins: entry k covers blocks[:k]."""
+    cumulative = [0]
+    for block in blocks:
+        cumulative.append(cumulative[-1] + block.tokens + block.join_tokens)
+    return cumulative
+
+
+def region_tokens(cumulative: list[int], blocks: Sequence[Block], first: int, stop: int) -> int:
+    """Tokens of the source from the start of blocks[first] to the end of blocks[stop - 1]."""
+    if stop <= first:
+        return 0
+    return cumulative[stop - 1] - cumulative[first] + blocks[stop - 1].tokens
 
 
 def _span(value: Any) -> Span:

@@ -18,7 +18,7 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from chunker.model import Block, Document, Section
+from chunker.model import Block, Document, Section, cumulative_tokens, region_tokens
 from chunker.spans import SourceMap
 from chunker.tokens import Tokenizer, get_tokenizer
 
@@ -229,6 +229,7 @@ def _build_tree(name: str, blocks: list[Block], source: SourceMap) -> Section:
     """Nest sections by heading level; a skipped level nests under the nearest shallower heading."""
     # Each open frame: [level, title, first, direct_end or None, children]
     stack: list[list[Any]] = [[0, name, 0, None, []]]
+    cumulative = cumulative_tokens(blocks)
 
     def close(frame: list[Any], end: int) -> Section:
         level, title, first, direct_end, children = frame
@@ -236,7 +237,7 @@ def _build_tree(name: str, blocks: list[Block], source: SourceMap) -> Section:
             direct_end = end
         heading = blocks[first] if level else None
         span = (blocks[first].start, blocks[end - 1].end) if end > first else (0, 0)
-        own = _region(blocks, first, direct_end)
+        own = region_tokens(cumulative, blocks, first, direct_end)
         return Section(
             level=level,
             title=title,
@@ -250,7 +251,7 @@ def _build_tree(name: str, blocks: list[Block], source: SourceMap) -> Section:
             byte_span=source.byte_span(span),
             line_span=source.line_span(span) if end > first else (1, 1),
             own_tokens=own,
-            tokens=_region(blocks, first, end),
+            tokens=region_tokens(cumulative, blocks, first, end),
         )
 
     for index, block in enumerate(blocks):
@@ -266,12 +267,6 @@ def _build_tree(name: str, blocks: list[Block], source: SourceMap) -> Section:
         frame = stack.pop()
         stack[-1][4].append(close(frame, len(blocks)))
     return close(stack[0], len(blocks))
-
-
-def _region(blocks: list[Block], first: int, stop: int) -> int:
-    if stop <= first:
-        return 0
-    return sum(b.tokens + b.join_tokens for b in blocks[first : stop - 1]) + blocks[stop - 1].tokens
 
 
 def plain_text(inline_source: str) -> str:
