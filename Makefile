@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SAMPLE ?= sample_docs/project_readme.md
 
-.PHONY: app test setup lint typecheck unit bench golden clean
+.PHONY: app test setup lint typecheck unit bench bench-peers golden clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,18 @@ test: lint typecheck unit
 
 bench: setup
 	$(PY) benchmarks/engine.py --write docs/BENCHMARKS.md
+
+# The peer chunkers (LangChain, LlamaIndex, chonkie, semchunk, semantic-text-splitter) live in
+# their own venv, never in .venv: the app and its tests must not depend on them.
+PEERS_VENV := .venv-peers
+$(PEERS_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(PEERS_VENV)/bin/python -m pip install --quiet -e ".[peers]"
+	touch $@
+
+bench-peers: $(PEERS_VENV)/.installed
+	$(PEERS_VENV)/bin/python benchmarks/peers.py --write docs/BENCHMARKS.md
 
 # Regenerate tests/golden/*.json after an intended change; review the diff before committing.
 golden: setup
