@@ -238,7 +238,7 @@ class _Packer:
                 unit.first,
                 unit.stop,
                 piece,
-                continues=not last,
+                continues=not last or bool(piece.suffix),  # an added suffix must end its chunk
                 heading_only=False,
             )
             if n and self.acc.units:
@@ -246,17 +246,21 @@ class _Packer:
             if self.acc.units and self.acc.cost_of(piece_unit) > self.cap:
                 self._flush()
             self.acc.add(piece_unit)
+            if last and piece.suffix:
+                self._flush()
 
     def _cut(self, block: Block, first_limit: int) -> list[Piece]:
         """Cut a block; if wrappers overflow a tiny target, fall back to bigger, then plain pieces."""
         for limit in (self.target, self.cap):
-            pieces = cut_block(self.doc, block, min(first_limit, limit), limit, repeat_table_header=self.repeat_header)
+            pieces = cut_block(
+                self.doc, block, min(first_limit, limit), limit, repeat_table_header=self.repeat_header, cap=self.cap
+            )
             if all(p.tokens <= self.cap for p in pieces) and pieces[0].tokens <= max(first_limit, 1) + (
                 limit - self.target
             ):
                 return pieces
         plain = Block("text", block.char_span, block.byte_span, block.line_span, block.tokens, block.join_tokens)
-        return cut_block(self.doc, plain, first_limit, self.cap)
+        return cut_block(self.doc, plain, first_limit, self.cap, cap=self.cap)
 
     def _flush(self) -> None:
         if self.acc.units:

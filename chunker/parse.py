@@ -323,6 +323,30 @@ def inner_structure(text: str, first_line: int) -> list[InnerNode]:
     return nodes
 
 
+_FENCE_LIKE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,})", re.MULTILINE)
+
+
+def unclosed_fence(markdown: str) -> str:
+    """The opening line's indent and fence (e.g. ``"> ```"``) of a code fence in ``markdown``
+    that no closing fence ends, or ``""`` when every fence is closed.
+
+    Used on pieces of non-code blocks: a line such as a lone "```" inside an HTML
+    block is HTML in its source, but a fence opener when a piece holds it alone.
+    """
+    if _FENCE_LIKE.search(markdown) is None:  # the common case, without a parse
+        return ""
+    lines = markdown.splitlines()
+    for token in _block_parser().parse(markdown):
+        if token.type != "fence" or token.map is None:
+            continue
+        first, stop = token.map
+        closing = lines[stop - 1].lstrip(" \t>").rstrip() if first < stop - 1 < len(lines) else ""
+        if not (len(closing) >= len(token.markup) and set(closing) == {token.markup[0]}):
+            opening = lines[first]
+            return opening[: len(opening) - len(opening.lstrip(" \t>"))] + token.markup
+    return ""
+
+
 def _inner_nodes(tokens: list[Token], i: int, level: int, offset: int) -> tuple[list[InnerNode], int]:
     nodes: list[InnerNode] = []
     while i < len(tokens):

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from chunker.model import Block, Document
-from chunker.parse import InnerNode, inner_structure
+from chunker.parse import InnerNode, inner_structure, unclosed_fence
 
 __all__ = ["Piece", "cut_block"]
 
@@ -415,25 +415,79 @@ _FLAG_BY_KIND = {
 
 
 def cut_block(
-    doc: Document, block: Block, first_limit: int, limit: int, *, repeat_table_header: bool = True
+    doc: Document,
+    block: Block,
+    first_limit: int,
+    limit: int,
+    *,
+    repeat_table_header: bool = True,
+    cap: int | None = None,
 ) -> list[Piece]:
     """Cut ``block`` into pieces: the first within ``first_limit`` tokens, the rest within ``limit``.
 
     Pieces are in order, non-overlapping, and together hold every non-blank
-    character of the block.
+    character of the block. A piece that would open a code fence its source
+    does not (a fence-like line inside HTML or text) is joined with a
+    neighbour while the result stays within ``cap`` (default ``limit``).
     """
     cutter = _Cutter(doc, repeat_table_header)
     first_line, stop_line = block.line_span[0] - 1, block.line_span[1]
     flag = _FLAG_BY_KIND.get(block.kind, "split_text")
     if block.kind in ("paragraph", "heading", "text", "hr", "front_matter"):
-        return cutter.cut_text(block.start, block.end, first_limit, limit, flag, _LINE)
-    key = ("inner", block.start)
-    nodes = doc.memo.get(key)
-    if nodes is None:
-        line_start = doc.source.line_starts[first_line]
-        nodes = doc.memo[key] = inner_structure(doc.text[line_start : block.end], first_line)
-    top = [n for n in nodes if n.first < stop_line]
-    if len(top) == 1:
-        return cutter.cut_node(top[0], first_limit, limit, flag)
-    atoms = cutter.node_atoms(top, first_line, stop_line)
-    return cutter.pack(atoms, first_limit, limit, cutter.plain(flag), cutter._descend_node(flag))
+        pieces = cutter.cut_text(block.start, block.end, first_limit, limit, flag, _LINE)
+    else:
+        key = ("inner", block.start)
+        nodes = doc.memo.get(key)
+        if nodes is None:
+            line_start = doc.source.line_starts[first_line]
+            nodes = doc.memo[key] = inner_structure(doc.text[line_start : block.end], first_line)
+        top = [n for n in nodes if n.first < stop_line]
+        if len(top) == 1:
+            pieces = cutter.cut_node(top[0], first_limit, limit, flag)
+        else:
+            atoms = cutter.node_atoms(top, first_line, stop_line)
+            pieces = cutter.pack(atoms, first_limit, limit, cutter.plain(flag), cutter._descend_node(flag))
+    if block.kind == "code" or len(pieces) < 2:  # code pieces are re-fenced by construction
+        return pieces
+    return _join_stray_fences(doc, pieces, limit if cap is None else cap)
+
+
+def _join_stray_fences(doc: Document, pieces: list[Piece], cap: int) -> list[Piece]:
+    """Mend a piece that opens a fence its source does not (a fence-like line in HTML or text).
+
+    Join it with its neighbour (the previous first) while the result fits ``cap``; if
+    neither fits, close the fence in the suffix; if even that does not fit, flag it.
+    """
+    out = list(pieces)
+    i = 0
+    while i < len(out):
+        piece = out[i]
+        fence = unclosed_fence(piece.prefix + doc.text[piece.start : piece.end] + piece.suffix)
+        if not fence:
+            i += 1
+            continue
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(out):
+                a, b = (out[j], piece) if j < i else (piece, out[j])
+                joined = _joined(doc, a, b)
+                if joined.tokens <= cap:
+                    out[min(i, j) : max(i, j) + 1] = [joined]
+                    i = min(i, j)
+                    break
+        else:
+            out[i] = _closed(doc, piece, fence, cap)
+            i += 1
+    return out
+
+
+def _joined(doc: Document, a: Piece, b: Piece) -> Piece:
+    markdown = a.prefix + doc.text[a.start : b.end] + b.suffix
+    return Piece(a.start, b.end, doc.tokenizer.count(markdown), a.prefix, b.suffix, a.flag, a.hard or b.hard)
+
+
+def _closed(doc: Document, piece: Piece, fence: str, cap: int) -> Piece:
+    suffix = piece.suffix + "\n" + fence
+    tokens = doc.tokenizer.count(piece.prefix + doc.text[piece.start : piece.end] + suffix)
+    if tokens <= cap:
+        return Piece(piece.start, piece.end, tokens, piece.prefix, suffix, piece.flag, piece.hard)
+    return Piece(piece.start, piece.end, piece.tokens, piece.prefix, piece.suffix, "unbalanced_fence", piece.hard)

@@ -137,3 +137,14 @@ def test_document_from_a_callable_needs_the_callable_back() -> None:
     with pytest.raises(chunker.ChunkerError, match="callable:len"):
         Document.from_json(data)
     assert Document.from_json(data, tokenizer=len).root == doc.root
+
+
+def test_unclosed_fence_tells_a_stray_fence_line_from_a_closed_fence() -> None:
+    """A lone fence line opens a fence that runs to the end; a closed fence or a fence-free text does not."""
+    from chunker.parse import unclosed_fence
+
+    assert unclosed_fence("```\nsome text\n") == "```"
+    assert unclosed_fence("> ~~~~\n> quoted") == "> ~~~~"
+    assert unclosed_fence("```py\nx = 1\n```\n") == ""
+    assert unclosed_fence("<div>\n```\n</div>\n") == ""  # HTML absorbs the line
+    assert unclosed_fence("plain text, no fence at all\n") == ""
