@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from chunker.errors import ChunkerError
+from chunker.hierarchy import Hierarchy, Node, OutlineEntry, layer_records
 from chunker.spans import Span
 
 __all__ = ["BREADCRUMB_SEPARATOR", "Chunk", "ChunkSet"]
@@ -94,14 +95,30 @@ def _span(value: Any) -> Span:
 
 
 class ChunkSet(Sequence[Chunk]):
-    """The chunks of one document, with the document header and the config that made them."""
+    """The chunks of one document, with the document header and the config that made them.
 
-    __slots__ = ("_chunks", "config", "document")
+    ``outline`` is the document's section outline (:func:`chunker.hierarchy.outline`),
+    written to the JSON and used by the hierarchy navigation and :meth:`layers`;
+    None for a chunk set read from JSON written before it existed. ``text`` is
+    the source, kept in memory only, for the text of the document and section layers.
+    """
 
-    def __init__(self, chunks: Sequence[Chunk], document: dict[str, Any], config: dict[str, Any]) -> None:
+    __slots__ = ("_chunks", "_text", "_tree", "config", "document", "outline")
+
+    def __init__(
+        self,
+        chunks: Sequence[Chunk],
+        document: dict[str, Any],
+        config: dict[str, Any],
+        outline: Sequence[OutlineEntry] | None = None,
+        text: str | None = None,
+    ) -> None:
         self._chunks = tuple(chunks)
         self.document = document
         self.config = config
+        self.outline = None if outline is None else tuple(outline)
+        self._text = text
+        self._tree: Hierarchy | None = None
 
     def __len__(self) -> int:
         return len(self._chunks)
@@ -119,7 +136,12 @@ class ChunkSet(Sequence[Chunk]):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ChunkSet):
             return NotImplemented
-        return (self._chunks, self.document, self.config) == (other._chunks, other.document, other.config)
+        return (self._chunks, self.document, self.config, self.outline) == (
+            other._chunks,
+            other.document,
+            other.config,
+            other.outline,
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -127,13 +149,16 @@ class ChunkSet(Sequence[Chunk]):
         return f"ChunkSet({self.document.get('name')!r}, {len(self)} chunks, config={self.config!r})"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "schema": SCHEMA,
             "version": VERSION,
             "document": dict(self.document),
             "config": dict(self.config),
-            "chunks": [chunk.to_dict() for chunk in self._chunks],
         }
+        if self.outline is not None:
+            data["outline"] = [entry.to_dict() for entry in self.outline]
+        data["chunks"] = [chunk.to_dict() for chunk in self._chunks]
+        return data
 
     def to_json(self, indent: int | None = 2) -> str:
         """Versioned JSON; byte-identical for the same input and config."""
@@ -161,4 +186,59 @@ class ChunkSet(Sequence[Chunk]):
                 f"chunk-set version {raw.get('version')!r} is not supported (this engine reads {VERSION})"
             )
         chunks = [Chunk.from_dict(item) for item in raw.get("chunks", [])]
-        return cls(chunks, raw.get("document", {}), raw.get("config", {}))
+        outline = raw.get("outline")  # absent from JSON written before the hierarchy: still version 1
+        if outline is not None and not isinstance(outline, list):
+            raise ChunkerError(f"the outline of a chunk-set JSON is a list, got {type(outline).__name__}")
+        entries = None if outline is None else [OutlineEntry.from_dict(item) for item in outline]
+        return cls(chunks, raw.get("document", {}), raw.get("config", {}), entries)
+
+    # -- hierarchy (spec §6) and layers (spec §7); the logic is in chunker.hierarchy ----------
+
+    def hierarchy(self) -> Hierarchy:
+        """Document → sections → chunks, built on first use and kept."""
+        if self._tree is None:
+            self._tree = Hierarchy(self._chunks, self.document, self.outline)
+        return self._tree
+
+    def get_chunk(self, node_id: str) -> Node:
+        """The node with this id: ``"d"``, a section ``"s3"`` or a chunk ``"c7"``."""
+        return self.hierarchy().get(node_id)
+
+    def get_parent(self, node_id: str) -> Node | None:
+        """The parent node; None for the document."""
+        return self.hierarchy().parent(node_id)
+
+    def get_children(self, node_id: str) -> list[Node]:
+        """Direct children, ordered by position."""
+        return self.hierarchy().children(node_id)
+
+    def get_ancestors(self, node_id: str) -> list[Node]:
+        """Parent, grandparent, … up to the document, nearest first."""
+        return self.hierarchy().ancestors(node_id)
+
+    def get_siblings(self, node_id: str) -> list[Node]:
+        """The parent's other children, ordered by position."""
+        return self.hierarchy().siblings(node_id)
+
+    def leaves(self) -> list[Node]:
+        """Nodes without children, in document order (the chunks)."""
+        return self.hierarchy().leaves()
+
+    def by_level(self, level: int) -> list[Node]:
+        """Nodes at this level (document 0, a section its heading level, a chunk its parent's + 1)."""
+        return self.hierarchy().by_level(level)
+
+    def to_tree_dict(self) -> dict[str, Any]:
+        """The hierarchy as nested JSON-safe dicts, the document at the top."""
+        return self.hierarchy().to_tree_dict()
+
+    def layers(self) -> dict[str, list[dict[str, Any]]]:
+        """Records of the ``"documents"``, ``"sections"`` and ``"chunks"`` layers, each with its ``parent_id``."""
+        return layer_records(self.hierarchy(), self._chunks, self._text, str(self.document.get("name", "")))
+
+    def layers_jsonl(self) -> dict[str, str]:
+        """:meth:`layers` as JSONL text per layer, one record per line."""
+        return {
+            key: "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+            for key, records in self.layers().items()
+        }

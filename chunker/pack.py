@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from chunker.chunkset import Chunk, ChunkSet
 from chunker.errors import ConfigError
+from chunker.hierarchy import outline
 from chunker.model import Block, Document, Section
 from chunker.split import Piece, cut_block
 
@@ -81,7 +82,7 @@ def chunk(
         "include_front_matter": include_front_matter,
         "engine": ENGINE_VERSION,
     }
-    return ChunkSet(chunks, doc.metadata(), config)
+    return ChunkSet(chunks, doc.metadata(), config, outline(doc), doc.text)
 
 
 def _check_limits(target: object, hard_cap: object) -> None:
