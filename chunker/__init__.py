@@ -13,6 +13,7 @@ from typing import Any
 
 from chunker.chunkset import Chunk, ChunkSet
 from chunker.errors import ChunkerError, ConfigError, TokenizerError
+from chunker.hierarchy import Node, UnknownNodeError
 from chunker.model import Block, Document, Section
 from chunker.pack import MIN_HARD_CAP, chunk
 from chunker.parse import parse
@@ -26,9 +27,11 @@ __all__ = [
     "ChunkerError",
     "ConfigError",
     "Document",
+    "Node",
     "Section",
     "Tokenizer",
     "TokenizerError",
+    "UnknownNodeError",
     "chunk",
     "chunk_markdown",
     "get_tokenizer",

@@ -91,7 +91,13 @@ class OutlineEntry:
 
 
 def outline(doc: Document) -> tuple[OutlineEntry, ...]:
-    """The document entry (id ``"d"``, the whole text) then every section in document order."""
+    """The document entry (id ``"d"``, the whole text) then every section in document order.
+
+    Limit-independent, so kept in ``doc.memo``: re-chunking with new limits reuses it.
+    """
+    cached = doc.memo.get("outline")
+    if cached is not None:
+        return tuple(cached)
     whole = (0, len(doc.text))
     entries = [
         OutlineEntry(
@@ -125,7 +131,8 @@ def outline(doc: Document) -> tuple[OutlineEntry, ...]:
             )
         )
         stack.extend((section, child) for child in reversed(section.children))
-    return tuple(entries)
+    doc.memo["outline"] = result = tuple(entries)
+    return result
 
 
 @dataclass(frozen=True, slots=True)

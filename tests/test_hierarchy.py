@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunker.hierarchy import Node, UnknownNodeError
+from chunker import Node, UnknownNodeError
 from tests.conftest import CORPUS, SAMPLES, corpus_files, requires_corpus
 
 
@@ -369,3 +369,11 @@ def test_real_document_hierarchy_holds_the_invariants(path: Path) -> None:
         check_hierarchy(chunks, doc.text)
         again = chunker.ChunkSet.from_json(chunks.to_json())
         assert again.to_tree_dict() == chunks.to_tree_dict()
+
+
+def test_outline_is_taken_once_per_document() -> None:
+    """Re-chunking a parsed document with new limits reuses its outline (it does not depend on them)."""
+    doc = chunker.parse(NESTED, name="doc.md")
+    first = chunker.chunk(doc, target=64, hard_cap=128)
+    second = chunker.chunk(doc, target=256, hard_cap=512)
+    assert first.outline is not None and first.outline is second.outline
