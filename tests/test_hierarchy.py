@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import itertools
 import json
 from pathlib import Path
@@ -343,6 +345,44 @@ def test_layers_of_a_loaded_chunk_set_rebuild_the_text_from_its_chunks() -> None
         assert len(again["text"]) == len(fresh["text"])
         assert again["text"].split() == fresh["text"].split()
     assert rebuilt["chunks"] == exact["chunks"]
+
+
+def test_chunks_sharing_overlap_text_stay_under_their_section() -> None:
+    """A chunk whose span reaches back into the previous one (overlap) keeps its parent; text is rebuilt once."""
+    doc = chunker.parse(NESTED, name="doc.md")
+    made = chunker.chunk(doc, target=64, hard_cap=128)
+    c4 = made[3]
+    span = (c4.char_span[0] - 20, c4.char_span[1])  # 20 chars of c3's tail shared
+    shared = dataclasses.replace(
+        c4,
+        markdown=NESTED[span[0] : span[1]],
+        char_span=span,
+        byte_span=doc.source.byte_span(span),
+        line_span=doc.source.line_span(span),
+    )
+    chunks = chunker.ChunkSet([*made[:3], shared, *made[4:]], made.document, made.config, made.outline, NESTED)
+    check_hierarchy(chunks, NESTED)
+    assert chunks.get_parent("c4") == chunks.get_chunk("s2")
+    loaded = chunker.ChunkSet.from_json(chunks.to_json())
+    a1 = loaded.layers()["sections"][1]
+    assert a1["id"] == "s2" and a1["text"] == NESTED[a1["char_span"][0] : a1["char_span"][1]]
+
+
+OPTIONS_READY = {"overlap", "min_tokens"} <= set(inspect.signature(chunker.chunk).parameters)
+
+
+@pytest.mark.skipif(not OPTIONS_READY, reason="chunk() has no overlap/min_tokens options yet (issue 4, another helper)")
+@pytest.mark.parametrize("path", sorted(SAMPLES.glob("*.md")), ids=lambda p: p.name)
+def test_hierarchy_holds_with_overlapping_and_merged_chunks(path: Path) -> None:
+    """Chunks that share overlap text or were merged up to min_tokens still form a proper tree."""
+    text = path.read_text(encoding="utf-8")
+    doc = chunker.parse(text, name=path.name)
+    for target, cap in ((64, 128), (256, 512)):
+        chunks = chunker.chunk(doc, target=target, hard_cap=cap, overlap=target // 4, min_tokens=target // 2)
+        check_hierarchy(chunks, doc.text)
+        loaded = chunker.ChunkSet.from_json(chunks.to_json())
+        for fresh, again in zip(chunks.layers()["sections"], loaded.layers()["sections"], strict=True):
+            assert len(again["text"]) == len(fresh["text"]) and again["text"].split() == fresh["text"].split()
 
 
 # -- real documents ------------------------------------------------------------------------
