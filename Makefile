@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SAMPLE ?= sample_docs/project_readme.md
 
-.PHONY: app test setup lint typecheck unit bench bench-peers golden clean
+.PHONY: app test setup lint typecheck unit bench bench-corpus bench-peers golden clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ test: lint typecheck unit
 
 bench: setup
 	$(PY) benchmarks/engine.py --write docs/BENCHMARKS.md
+
+# The CLI's directory mode on the shared corpus, --jobs 1 against --jobs 2.
+bench-corpus: setup
+	$(PY) benchmarks/corpus_cli.py --write docs/BENCHMARKS.md
 
 # The peer chunkers (LangChain, LlamaIndex, chonkie, semchunk, semantic-text-splitter) live in
 # their own venv, never in .venv: the app and its tests must not depend on them.

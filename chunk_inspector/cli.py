@@ -1,8 +1,10 @@
-"""Command line: ``chunker FILE`` writes the chunk set; ``chunker tree FILE`` prints the heading tree.
+"""Command line: ``chunker FILE`` or ``chunker DIR -o OUT`` writes chunk sets; ``chunker tree FILE`` prints the tree.
 
-Every failure the user can cause (bad path, binary or non-UTF-8 file, bad
-limits, unknown tokenizer) ends with one ``error:`` line on stderr and exit
-status 2, never a traceback.
+Exit status: 0 when everything was chunked; 1 when a directory run skipped some
+files (each reported on stderr with its path and reason, the rest written); 2 for
+a usage error (bad path, binary or non-UTF-8 single file, bad limits or options,
+unknown tokenizer), printed as one ``error:`` line on stderr, never a traceback;
+130 when interrupted.
 """
 
 from __future__ import annotations
@@ -10,12 +12,16 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 import chunker
+from chunk_inspector.corpus import LAYER_FILES, MARKDOWN_SUFFIXES, CorpusSettings, find_markdown, run_corpus
+from chunk_inspector.progress import Progress
 from chunker.decode import decode_markdown
 
 __all__ = ["main", "read_markdown"]
 
+EXIT_FAILURES = 1
 EXIT_USAGE = 2
 
 
@@ -46,28 +52,83 @@ def _positive_int(value: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number of tokens, got {value!r}") from None
 
 
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = -1
+    if jobs < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of processes (0 = all cores), got {value!r}")
+    return jobs
+
+
+_TOKENIZER_HELP = (
+    "tiktoken encoding or model name, or the path to a Hugging Face tokenizer.json "
+    "(recorded as hf:PATH; default cl100k_base)"
+)
+
+
 def _chunk_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="chunker",
-        description="Chunk a Markdown file into retrieval-ready chunks (JSON on stdout). "
-        "Use `chunker tree FILE` to print its heading tree with token counts.",
+        description="Chunk a Markdown file (JSON on stdout or -o FILE) or every .md/.markdown file under a "
+        "directory (-o OUT: one JSON per document, chunks.jsonl, a summary). "
+        "Use `chunker tree FILE` to print a file's heading tree with token counts.",
+        epilog="Exit status: 0 all chunked; 1 some files of a directory were skipped (see stderr); "
+        "2 usage error (bad path, input or option); 130 interrupted.",
     )
-    parser.add_argument("file", type=Path, help="Markdown file to chunk")
-    parser.add_argument(
+    parser.add_argument("path", type=Path, metavar="FILE|DIR", help="Markdown file, or a directory to walk")
+    limits = parser.add_argument_group("chunking")
+    limits.add_argument(
         "--target", type=_positive_int, default=512, help="size of pieces when a block must be cut (default 512)"
     )
-    parser.add_argument(
+    limits.add_argument(
         "--hard-cap", type=_positive_int, default=1024, help="no chunk exceeds this many tokens (default 1024)"
     )
-    parser.add_argument(
-        "--tokenizer", default="cl100k_base", help="tiktoken encoding or model name (default cl100k_base)"
+    limits.add_argument("--tokenizer", default="cl100k_base", help=_TOKENIZER_HELP)
+    limits.add_argument(
+        "--overlap",
+        type=_positive_int,
+        default=0,
+        help="tokens of whole sentences shared by consecutive chunks of a section (default 0)",
     )
-    parser.add_argument("--format", choices=("json", "jsonl"), default="json", help="output format (default json)")
-    parser.add_argument("-o", "--output", type=Path, help="write here instead of stdout")
-    parser.add_argument(
+    limits.add_argument(
+        "--min-tokens",
+        type=_positive_int,
+        default=0,
+        help="merge chunks smaller than this into a neighbour "
+        "of their section when the result fits; flag the rest 'tiny' (default 0)",
+    )
+    limits.add_argument(
+        "--breadcrumb-in-budget",
+        action="store_true",
+        help="the hard cap holds for the breadcrumb line plus the chunk (what contextualize() returns)",
+    )
+    limits.add_argument(
         "--no-repeat-table-header", action="store_true", help="later pieces of a cut table do not repeat its header"
     )
-    parser.add_argument("--include-front-matter", action="store_true", help="chunk the front matter too")
+    limits.add_argument("--include-front-matter", action="store_true", help="chunk the front matter too")
+    output = parser.add_argument_group("output")
+    output.add_argument(
+        "--format", choices=("json", "jsonl"), default=None, help="for a file: output format (default json)"
+    )
+    output.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="for a file: write here instead of stdout (with --layers: a folder); "
+        "for a directory: the folder to write into (required)",
+    )
+    output.add_argument(
+        "--layers",
+        action="store_true",
+        help="also write the documents, sections and chunks layers as JSONL "
+        "(for a file: into the -o folder, instead of the chunk set; for a directory: into OUT/layers/)",
+    )
+    output.add_argument(
+        "-j", "--jobs", type=_jobs, default=1, help="for a directory: processes to use (default 1; 0 = all cores)"
+    )
+    output.add_argument("-q", "--quiet", action="store_true", help="no progress and no summary on stderr")
     return parser
 
 
@@ -76,9 +137,7 @@ def _tree_parser() -> argparse.ArgumentParser:
         prog="chunker tree", description="Print the heading tree with own and subtree token counts."
     )
     parser.add_argument("file", type=Path, help="Markdown file")
-    parser.add_argument(
-        "--tokenizer", default="cl100k_base", help="tiktoken encoding or model name (default cl100k_base)"
-    )
+    parser.add_argument("--tokenizer", default="cl100k_base", help=_TOKENIZER_HELP)
     parser.add_argument("--hard-cap", type=_positive_int, default=None, help="mark sections whose subtree exceeds this")
     return parser
 
@@ -88,7 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args and args[0] == "tree":
             return _tree(_tree_parser().parse_args(args[1:]))
-        return _chunk(_chunk_parser().parse_args(args))
+        ns = _chunk_parser().parse_args(args)
+        if ns.path.is_dir():
+            return _corpus(ns)
+        return _chunk(ns)
     except (CliError, chunker.ChunkerError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -96,27 +158,100 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def _engine_options(ns: argparse.Namespace) -> dict[str, Any]:
+    """The keyword options of ``chunker.chunk`` the flags set, passed straight through."""
+    options = {
+        "overlap": ns.overlap,
+        "min_tokens": ns.min_tokens,
+        "breadcrumb_in_budget": ns.breadcrumb_in_budget,
+        "repeat_table_header": not ns.no_repeat_table_header,
+        "include_front_matter": ns.include_front_matter,
+    }
+    # TEMPORARY until the engine's issue-4 options land: leave out those at their defaults.
+    return {k: v for k, v in options.items() if k not in ("overlap", "min_tokens", "breadcrumb_in_budget") or v}
+
+
 def _chunk(ns: argparse.Namespace) -> int:
-    text = read_markdown(ns.file)
+    if ns.layers and ns.output is None:
+        raise CliError("--layers writes three files: give -o FOLDER to write them into")
+    if ns.layers and ns.format is not None:
+        raise CliError("--layers writes JSONL layer files; leave out --format")
+    text = read_markdown(ns.path)
     chunks = chunker.chunk_markdown(
         text,
-        name=ns.file.name,
+        name=ns.path.name,
         tokenizer=ns.tokenizer,
         target=ns.target,
         hard_cap=ns.hard_cap,
-        repeat_table_header=not ns.no_repeat_table_header,
-        include_front_matter=ns.include_front_matter,
+        **_engine_options(ns),
     )
-    out = chunks.to_json() if ns.format == "json" else chunks.to_jsonl()
+    if ns.layers:
+        _write_layers(ns.output, chunks.layers_jsonl())
+        if not ns.quiet:
+            print(f"{len(chunks)} chunks from {ns.path}: layers written to {ns.output}", file=sys.stderr)
+        return 0
+    out = chunks.to_jsonl() if ns.format == "jsonl" else chunks.to_json()
     if ns.output is None:
         sys.stdout.write(out)
     else:
-        try:
-            ns.output.write_text(out, encoding="utf-8")
-        except OSError as exc:
-            raise CliError(f"cannot write {ns.output}: {exc.strerror or exc}") from None
-        print(f"{len(chunks)} chunks from {ns.file} written to {ns.output}", file=sys.stderr)
+        _write(ns.output, out)
+        if not ns.quiet:
+            print(f"{len(chunks)} chunks from {ns.path} written to {ns.output}", file=sys.stderr)
     return 0
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _write_layers(folder: Path, layers: dict[str, str]) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"cannot create the folder {folder}: {exc.strerror or exc}") from None
+    for key, filename in LAYER_FILES.items():
+        _write(folder / filename, layers[key])
+
+
+def _corpus(ns: argparse.Namespace) -> int:
+    root: Path = ns.path
+    if ns.output is None:
+        raise CliError(f"{root} is a directory: give -o OUT, the folder to write one JSON per document into")
+    if ns.format is not None:
+        raise CliError("--format is for a single file; a directory gets one JSON per document plus chunks.jsonl")
+    out: Path = ns.output
+    if out.exists() and not out.is_dir():
+        raise CliError(f"-o {out} is a file; a directory run needs a folder to write into")
+    options = _engine_options(ns)
+    # Check the tokenizer, limits and options once, before any work: mistakes are usage errors.
+    chunker.chunk_markdown(
+        "", name="check.md", tokenizer=ns.tokenizer, target=ns.target, hard_cap=ns.hard_cap, **options
+    )
+    files = find_markdown(root, exclude=out)
+    if not files:
+        raise CliError(f"no Markdown files ({', '.join(MARKDOWN_SUFFIXES)}) under {root}")
+    settings = CorpusSettings(ns.tokenizer, ns.target, ns.hard_cap, options, ns.layers)
+    progress = Progress(len(files), sys.stderr, enabled=not ns.quiet)
+    try:
+        summary = run_corpus(
+            root,
+            out,
+            settings,
+            jobs=ns.jobs,
+            on_done=progress.advance,
+            on_failure=lambda message: progress.message(f"skipped: {message}"),
+            files=files,
+        )
+    except OSError as exc:
+        raise CliError(f"cannot write under {out}: {exc.strerror or exc}") from None
+    finally:
+        progress.close()
+    if not ns.quiet:
+        print(summary.line(out), file=sys.stderr)
+    return EXIT_FAILURES if summary.failures else 0
 
 
 def _tree(ns: argparse.Namespace) -> int:

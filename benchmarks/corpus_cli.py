@@ -1,0 +1,103 @@
+"""Directory mode of the CLI on the shared corpus: wall-clock time with --jobs 1 and --jobs 2.
+
+Times ``python -m chunker CORPUS -o OUT --jobs N --quiet`` as a user runs it (a new
+process, imports and all), the job counts interleaved round by round so that drift
+in the machine's load hits them alike; each figure is the best of ``--repeat``
+rounds. Also timed: the largest document alone, which bounds any parallel run from
+below (one process must chunk it whole), and a run on a one-line file (start-up).
+The outputs of the two job counts are compared byte for byte.
+
+Usage: python benchmarks/corpus_cli.py [--write docs/BENCHMARKS.md] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.engine import write_section  # noqa: E402
+from chunk_inspector.corpus import find_markdown  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus" / "real"
+JOBS = (1, 2)
+
+
+def timed(args: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "chunker", *args], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def same_tree(a: Path, b: Path) -> bool:
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    return files_a == files_b and all(filecmp.cmp(a / f, b / f, shallow=False) for f in files_a)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", type=Path, help="write the results table into this Markdown file")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        print(f"the shared corpus is not at {CORPUS}; nothing to measure", file=sys.stderr)
+        return 1
+    files = find_markdown(CORPUS)
+    sizes = {rel: (CORPUS / rel).stat().st_size for rel in files}
+    biggest = max(sizes, key=lambda rel: sizes[rel])
+    load_before = os.getloadavg()[0]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        tiny = work / "tiny.md"
+        tiny.write_text("# Tiny\n\nOne line.\n", encoding="utf-8")
+        runs: dict[str, list[float]] = {f"jobs{j}": [] for j in JOBS} | {"big": [], "startup": []}
+        for _ in range(args.repeat):
+            for jobs in JOBS:
+                out = work / f"out{jobs}"
+                runs[f"jobs{jobs}"].append(timed([str(CORPUS), "-o", str(out), "--jobs", str(jobs), "--quiet"]))
+            runs["big"].append(timed([str(CORPUS / biggest), "-o", str(work / "big.json"), "--quiet"]))
+            runs["startup"].append(timed([str(tiny), "-o", str(work / "tiny.json"), "--quiet"]))
+        identical = same_tree(work / "out1", work / "out2")
+    load_after = os.getloadavg()[0]
+
+    best = {key: min(times) for key, times in runs.items()}
+    t1, t2 = best["jobs1"], best["jobs2"]
+    bound = max(t1 / 2, best["big"])  # two processes cannot beat half the work, nor the largest file alone
+    lines = [
+        f"Corpus: {len(files)} documents, {sum(sizes.values()) / 1e6:.2f} MB (`../shared/corpus/real`), "
+        f"512/1024, cl100k_base; best of {args.repeat} interleaved rounds; wall-clock of the whole command.",
+        "",
+        "| run | seconds | speed-up vs --jobs 1 |",
+        "|---|---:|---:|",
+        f"| `--jobs 1` | {t1:.2f} | 1.00× |",
+        f"| `--jobs 2` | {t2:.2f} | {t1 / t2:.2f}× |",
+        f"| largest document alone ({biggest.as_posix()}, {sizes[biggest] / 1e6:.2f} MB) | {best['big']:.2f} | - |",
+        f"| start-up (a one-line file) | {best['startup']:.2f} | - |",
+        "",
+        f"Best possible with 2 processes here: about {bound:.2f} s ({t1 / bound:.2f}×): half the work, "
+        f"or the largest document alone, whichever is longer. Outputs of --jobs 1 and --jobs 2 "
+        f"{'byte-identical' if identical else 'DIFFER'}.",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores shared with other work "
+        f"(load average {load_before:.2f} before, {load_after:.2f} after), Python {platform.python_version()}.",
+    ]
+    table = "\n".join(lines)
+    print(table)
+    if args.write:
+        write_section(args.write, "corpus-cli", table)
+    return 0 if identical else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
