@@ -1,0 +1,27 @@
+"""Chunk Inspector: see, tune, review and export Markdown chunks.
+
+Run it with ``make app`` (or ``streamlit run app.py``). This script is the frame:
+the sidebar (document and settings, kept in the URL) runs first on every page,
+then ``st.navigation`` runs the chosen page from ``pages/``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from chunk_inspector import frame
+
+st.set_page_config(page_title="Chunk Inspector", page_icon="🧩", layout="wide")
+
+page = st.navigation(
+    [
+        st.Page("pages/inspect.py", title="Inspect", icon=":material/search:", default=True),
+        st.Page("pages/tune.py", title="Tune", icon=":material/tune:"),
+        st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
+        st.Page("pages/corpus.py", title="Corpus", icon=":material/folder_copy:"),
+        st.Page("pages/export.py", title="Export", icon=":material/download:"),
+    ],
+    position="top",
+)
+frame.sidebar()
+page.run()

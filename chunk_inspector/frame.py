@@ -1,0 +1,283 @@
+"""The app's shared frame: document source, controls, cached parse and chunk.
+
+``app.py`` calls :func:`sidebar` on every run, before the page; pages call
+:func:`current` to get the open document, its chunk set and the settings.
+Parsing and counting are cached per (text, tokenizer); a slider move only
+re-packs (itself cached per settings).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+import chunker
+from chunk_inspector.view import Settings
+from chunker.decode import decode_markdown
+
+__all__ = [
+    "MAX_UPLOAD_BYTES",
+    "SAMPLES_DIR",
+    "Opened",
+    "chunk_cached",
+    "current",
+    "digest",
+    "load_upload",
+    "parse_cached",
+    "sidebar",
+]
+
+SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_docs"
+DEFAULT_SAMPLE = "user_guide.md"
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # the engine does ~1 MB/s; beyond this a page would stall
+TOKENIZERS = ("cl100k_base", "o200k_base", "p50k_base", "gpt-4o", "text-embedding-3-small")
+SOURCES = ("Sample", "Upload", "Paste")
+# Slider stops: powers of two and the round numbers people configure (500/1000 and the like).
+SIZES = (
+    16,
+    32,
+    48,
+    64,
+    96,
+    100,
+    128,
+    150,
+    192,
+    200,
+    256,
+    300,
+    384,
+    400,
+    500,
+    512,
+    600,
+    768,
+    800,
+    1000,
+    1024,
+    1200,
+    1500,
+    1536,
+    2000,
+    2048,
+    3000,
+    4096,
+    6000,
+    8192,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """The open document, its chunk set and the settings that made it."""
+
+    doc: chunker.Document
+    chunks: chunker.ChunkSet
+    settings: Settings
+    key: str  # sha256 of the text: identifies the document in caches and keys
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@st.cache_resource(max_entries=24, show_spinner="Parsing and counting tokens…")
+def parse_cached(key: str, name: str, tokenizer: str, _text: str) -> chunker.Document:
+    """One parse per (text, name, tokenizer); ``_text`` is identified by ``key``, not hashed again."""
+    return chunker.parse(_text, name=name, tokenizer=tokenizer)
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def chunk_cached(key: str, name: str, settings: Settings, _doc: chunker.Document) -> chunker.ChunkSet:
+    """Re-pack only: the Document (and its memo of cutting work) comes from :func:`parse_cached`."""
+    return chunker.chunk(_doc, target=settings.target, hard_cap=settings.hard_cap, **settings.options())
+
+
+def samples() -> list[str]:
+    return sorted(p.name for p in SAMPLES_DIR.glob("*.md"))
+
+
+def load_upload(name: str, data: bytes) -> str:
+    """Upload bytes -> text; raises :class:`chunker.ChunkerError` with a message for the page."""
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise chunker.ChunkerError(
+            f"{name} is {len(data) / 1e6:.1f} MB; the app takes files up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB. "
+            f"Chunk bigger files with the CLI: python -m chunker {name}"
+        )
+    text = decode_markdown(data, name)
+    if not text.strip():
+        raise chunker.ChunkerError(f"{name} is empty: there is nothing to chunk")
+    return text
+
+
+def _clamp_target() -> None:
+    """Keep target <= hard cap; leave a note so the sidebar can say why it moved."""
+    state = st.session_state
+    if state.target > state.hard_cap:
+        moved = "target" if state.get("_last_moved") == "target" else "hard cap"
+        state.clamp_note = (
+            f"Target lowered to {state.hard_cap}: it cannot exceed the hard cap "
+            f"(no piece may be larger than the cap). You moved the {moved}."
+        )
+        state.target = state.hard_cap
+    else:
+        state.clamp_note = ""
+
+
+def _moved(which: str) -> None:
+    st.session_state._last_moved = which
+    _clamp_target()
+
+
+def _document_source() -> tuple[str, str] | None:
+    """The (name, text) chosen in the sidebar, or None with a message shown."""
+    source = st.sidebar.segmented_control(
+        "Document", SOURCES, key="source", default="Sample", required=True, bind="query-params"
+    )
+    if source == "Upload":
+        files = st.sidebar.file_uploader(
+            "Markdown files (.md, .markdown, .txt)",
+            type=["md", "markdown", "txt"],
+            accept_multiple_files=True,
+            key="uploads",
+            help="The first file opens here; the Corpus page takes all of them.",
+        )
+        if not files:
+            st.sidebar.info("Upload a file, or pick a sample meanwhile.")
+            return None
+        for file in files:
+            try:
+                return file.name, load_upload(file.name, file.getvalue())
+            except chunker.ChunkerError as exc:
+                st.sidebar.error(str(exc))
+        return None
+    if source == "Paste":
+        text = st.sidebar.text_area("Paste Markdown", key="pasted", height=180, placeholder="# Title\n\nSome text…")
+        if not text.strip():
+            st.sidebar.info("Paste some Markdown to chunk it.")
+            return None
+        return "pasted.md", text
+    names = samples()
+    default = DEFAULT_SAMPLE if DEFAULT_SAMPLE in names else names[0]
+    name = st.sidebar.selectbox("Sample", names, index=names.index(default), key="sample", bind="query-params")
+    return name, (SAMPLES_DIR / name).read_text(encoding="utf-8")
+
+
+def _controls() -> Settings:
+    side = st.sidebar
+    side.selectbox(
+        "Tokenizer",
+        TOKENIZERS,
+        key="tokenizer",
+        bind="query-params",
+        help="A tiktoken encoding or model name. cl100k_base works offline.",
+    )
+    side.select_slider(
+        "Hard cap (tokens)",
+        SIZES,
+        512,
+        key="hard_cap",
+        bind="query-params",
+        on_change=_moved,
+        args=("cap",),
+        help="No chunk is ever larger. Whole sections are kept together while they fit.",
+    )
+    side.select_slider(
+        "Target (tokens)",
+        SIZES,
+        256,
+        key="target",
+        bind="query-params",
+        on_change=_moved,
+        args=("target",),
+        help="The size of the pieces when a block or section must be split. It cannot exceed the hard cap.",
+    )
+    if int(st.session_state.target) > int(st.session_state.hard_cap):  # e.g. from a hand-edited link
+        side.caption(
+            f"⚠ Target {st.session_state.target} is above the hard cap; using {st.session_state.hard_cap} "
+            "(no piece may be larger than the cap)."
+        )
+    elif st.session_state.get("clamp_note"):
+        side.caption(f"⚠ {st.session_state.clamp_note}")
+    with side.expander("More options", expanded=False):
+        st.number_input(
+            "Overlap (tokens)",
+            0,
+            2048,
+            0,
+            step=10,
+            key="overlap",
+            bind="query-params",
+            help="Whole sentences shared by consecutive chunks of one section; counted inside the cap.",
+        )
+        st.number_input(
+            "Minimum chunk (tokens)",
+            0,
+            4096,
+            0,
+            step=10,
+            key="min_tokens",
+            bind="query-params",
+            help="Smaller chunks join a neighbour of the same section when the result fits; else flagged tiny.",
+        )
+        st.checkbox(
+            "Repeat table headers",
+            True,
+            key="repeat_table_header",
+            bind="query-params",
+            help="Every piece of a split table starts with the table's header rows.",
+        )
+        st.checkbox(
+            "Breadcrumb in budget",
+            False,
+            key="breadcrumb_in_budget",
+            bind="query-params",
+            help="The cap holds for contextualize(): breadcrumb line + blank line + markdown.",
+        )
+    state = st.session_state
+    target = min(int(state.target), int(state.hard_cap))
+    return Settings(
+        tokenizer=str(state.tokenizer),
+        target=target,
+        hard_cap=int(state.hard_cap),
+        overlap=int(state.overlap),
+        min_tokens=int(state.min_tokens),
+        repeat_table_header=bool(state.repeat_table_header),
+        breadcrumb_in_budget=bool(state.breadcrumb_in_budget),
+    )
+
+
+def sidebar() -> None:
+    """Draw the frame (every run, on every page) and store the open document in session state."""
+    st.sidebar.title("Chunk Inspector")
+    picked = _document_source()
+    settings = _controls()
+    if picked is None:
+        names = samples()
+        picked = (DEFAULT_SAMPLE if DEFAULT_SAMPLE in names else names[0], "")
+        picked = (picked[0], (SAMPLES_DIR / picked[0]).read_text(encoding="utf-8"))
+    name, text = picked
+    key = digest(text)
+    try:
+        doc = parse_cached(key, name, settings.tokenizer, text)
+        chunks = chunk_cached(key, name, settings, doc)
+    except chunker.ChunkerError as exc:
+        st.session_state.opened = None
+        st.session_state.open_error = str(exc)
+        return
+    st.session_state.opened = Opened(doc, chunks, settings, key)
+    st.session_state.open_error = ""
+
+
+def current() -> Opened | None:
+    """The open document, or None after showing why there is none."""
+    opened: Any = st.session_state.get("opened")
+    if opened is None:
+        st.error(st.session_state.get("open_error") or "No document is open.")
+        return None
+    assert isinstance(opened, Opened)
+    return opened

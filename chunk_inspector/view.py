@@ -1,0 +1,392 @@
+"""What the app shows, computed without Streamlit: tables, the source view's HTML, summaries.
+
+Pages call these and render the result; tests call them directly. Every piece of
+document text that reaches HTML goes through :func:`html.escape` here, so a
+document containing ``<script>`` shows it as text.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+import chunker
+from chunker.chunkset import BREADCRUMB_SEPARATOR
+
+__all__ = [
+    "PALETTE",
+    "TINY_DEFAULT",
+    "Settings",
+    "boundary_diff",
+    "chunk_label",
+    "chunk_rows",
+    "cli_command",
+    "display_flags",
+    "python_snippet",
+    "source_html",
+    "summary",
+    "sweep",
+    "tree_rows",
+]
+
+TINY_DEFAULT = 50  # below this many tokens a chunk is shown as tiny when no min_tokens is set
+
+# (background, border) pairs; neighbours differ because consecutive indexes differ mod len.
+PALETTE = (
+    ("#e7f0fb", "#3b7dd8"),
+    ("#fdeedd", "#d9822b"),
+    ("#e4f5ea", "#2e9e5b"),
+    ("#f3e8fa", "#9b59c6"),
+    ("#fde8e8", "#d64545"),
+    ("#e3f4f6", "#1f93a8"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything that decides a chunk set, as the app's controls hold it."""
+
+    tokenizer: str = "cl100k_base"
+    target: int = 256
+    hard_cap: int = 512
+    overlap: int = 0
+    min_tokens: int = 0
+    repeat_table_header: bool = True
+    breadcrumb_in_budget: bool = False
+
+    def options(self) -> dict[str, Any]:
+        """Keyword options for :func:`chunker.chunk` besides ``target`` and ``hard_cap``."""
+        return {
+            "overlap": self.overlap,
+            "min_tokens": self.min_tokens,
+            "repeat_table_header": self.repeat_table_header,
+            "breadcrumb_in_budget": self.breadcrumb_in_budget,
+        }
+
+    @property
+    def tiny_below(self) -> int:
+        return self.min_tokens or TINY_DEFAULT
+
+
+# -- tables -------------------------------------------------------------------
+
+
+def display_flags(chunk: chunker.Chunk, tiny_below: int) -> list[str]:
+    """The engine's flags, plus ``tiny`` for a chunk under ``tiny_below`` tokens."""
+    flags = list(chunk.flags)
+    if chunk.token_count < tiny_below and "tiny" not in flags:
+        flags.append("tiny")
+    return flags
+
+
+def chunk_label(chunk: chunker.Chunk) -> str:
+    """One line a person can read: id, tokens, spans and breadcrumb."""
+    (b0, b1), (c0, c1), (l0, l1) = chunk.byte_span, chunk.char_span, chunk.line_span
+    return (
+        f"{chunk.id} · {chunk.token_count} tokens · bytes {b0}–{b1} · chars {c0}–{c1} · "
+        f"lines {l0}–{l1} · {BREADCRUMB_SEPARATOR.join(chunk.breadcrumb)}"
+    )
+
+
+def chunk_rows(chunks: Sequence[chunker.Chunk], tiny_below: int = TINY_DEFAULT) -> pd.DataFrame:
+    """One row per chunk: id, breadcrumb, tokens, lines, bytes, flags."""
+    return pd.DataFrame(
+        {
+            "id": [c.id for c in chunks],
+            "breadcrumb": [_short_path(c.breadcrumb[1:]) for c in chunks],
+            "tokens": [c.token_count for c in chunks],
+            "lines": [f"{c.line_span[0]}–{c.line_span[1]}" for c in chunks],
+            "bytes": [f"{c.byte_span[0]}–{c.byte_span[1]}" for c in chunks],
+            "flags": [", ".join(display_flags(c, tiny_below)) for c in chunks],
+        }
+    )
+
+
+def _short_path(titles: list[str]) -> str:
+    """The last two titles of a breadcrumb (the document name left out), '…' marking what is cut."""
+    if not titles:
+        return "(preamble)"
+    return ("… › " if len(titles) > 2 else "") + " › ".join(titles[-2:])
+
+
+def _id_ranges(ids: list[int]) -> str:
+    """[3, 4, 5, 9] -> 'c3–c5, c9'."""
+    out: list[str] = []
+    i = 0
+    while i < len(ids):
+        j = i
+        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
+            j += 1
+        out.append(f"c{ids[i]}" if i == j else f"c{ids[i]}–c{ids[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+def tree_rows(doc: chunker.Document, chunks: Sequence[chunker.Chunk], hard_cap: int) -> pd.DataFrame:
+    """The heading tree, one row per section in document order (the preamble first when there is one).
+
+    ``own`` counts the heading and its direct content, ``subtree`` everything under it;
+    ``chunks`` lists the chunks that hold any of the section's text.
+    """
+    rows: list[dict[str, Any]] = []
+
+    def chunks_of(span: tuple[int, int]) -> str:
+        return _id_ranges([c.index + 1 for c in chunks if c.char_span[0] < span[1] and c.char_span[1] > span[0]])
+
+    if doc.preamble:
+        first, last = doc.preamble[0], doc.preamble[-1]
+        span = (first.start, last.end)
+        tokens = doc.root.own_tokens
+        rows.append(_tree_row("(preamble)", 0, tokens, tokens, hard_cap, chunks_of(span), first.line_span[0], span))
+    for section in doc.sections_in_order():
+        rows.append(
+            _tree_row(
+                section.title or "(untitled)",
+                section.level,
+                section.own_tokens,
+                section.tokens,
+                hard_cap,
+                chunks_of(section.char_span),
+                section.line_span[0],
+                section.char_span,
+            )
+        )
+    return pd.DataFrame(
+        rows, columns=["section", "level", "own", "subtree", "over cap", "chunks", "line", "start", "end"]
+    )
+
+
+def _tree_row(
+    title: str, level: int, own: int, subtree: int, cap: int, chunk_ids: str, line: int, span: tuple[int, int]
+) -> dict[str, Any]:
+    indent = "\u2003" * max(level - 1, 0)  # em spaces keep the indent in a table cell
+    return {
+        "section": f"{indent}{'#' * level + ' ' if level else ''}{title}",
+        "level": level,
+        "own": own,
+        "subtree": subtree,
+        "over cap": "⚠" if subtree > cap else "",
+        "chunks": chunk_ids,
+        "line": line,
+        "start": span[0],
+        "end": span[1],
+    }
+
+
+def summary(chunks: Sequence[chunker.Chunk], tiny_below: int = TINY_DEFAULT) -> dict[str, int]:
+    """Chunk count, total tokens, min/median/p95/max tokens, chunks with warnings, tiny chunks."""
+    sizes = sorted(c.token_count for c in chunks)
+    if not sizes:
+        return {"chunks": 0, "total": 0, "min": 0, "median": 0, "p95": 0, "max": 0, "warnings": 0, "tiny": 0}
+    p95 = sizes[min(len(sizes) - 1, max(0, round(0.95 * len(sizes)) - 1))]
+    return {
+        "chunks": len(sizes),
+        "total": sum(sizes),
+        "min": sizes[0],
+        "median": round(statistics.median(sizes)),
+        "p95": p95,
+        "max": sizes[-1],
+        "warnings": sum(1 for c in chunks if display_flags(c, tiny_below)),
+        "tiny": sum(1 for c in chunks if c.token_count < tiny_below),
+    }
+
+
+# -- the source view ----------------------------------------------------------
+
+_CSS = """
+<style>
+.ci-src { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px;
+  line-height: 1.45; }
+.ci-src pre { margin: 0; padding: 0 0 0 46px; white-space: pre-wrap; word-break: break-word; background: none;
+  font: inherit; }
+.ci-chunk { position: relative; background: var(--bg); border-left: 4px solid var(--bd);
+  margin: 0 0 3px 0; padding: 2px 6px 2px 0; border-radius: 2px; }
+.ci-chunk.ci-sel { outline: 2px solid var(--bd); outline-offset: -1px; box-shadow: 0 0 0 3px rgba(0,0,0,.08); }
+.ci-tag { position: absolute; top: 1px; right: 4px; font-size: 11px; color: var(--bd); font-weight: 600;
+  background: rgba(255,255,255,.85); padding: 0 4px; border-radius: 3px; }
+.ci-info { display: none; font-size: 11.5px; color: #222; background: #fff; border: 1px solid var(--bd);
+  padding: 2px 6px; margin: 0 0 2px 44px; border-radius: 3px; }
+.ci-chunk:hover .ci-info, .ci-chunk.ci-sel .ci-info { display: block; }
+.ci-flag { color: #b03a2e; font-weight: 600; }
+.ci-ln { display: inline-block; width: 38px; margin-left: -46px; margin-right: 8px; text-align: right;
+  color: #8a8f98; user-select: none; }
+.ci-gap { color: #8a8f98; }
+.ci-ov { background: repeating-linear-gradient(135deg, rgba(0,0,0,.10) 0 4px, transparent 4px 8px);
+  border-bottom: 2px dashed #555; }
+.ci-hl { background: rgba(255, 221, 87, .55); }
+</style>
+"""
+
+
+def _lines_html(
+    text: str, start: int, end: int, line_of: Callable[[int], int], marks: list[tuple[int, int, str]]
+) -> str:
+    """``text[start:end]`` escaped, a line number before each line that starts inside it.
+
+    ``marks`` are ``(start, end, css_class)`` ranges inside ``[start, end)`` to wrap in a span.
+    """
+    out: list[str] = []
+    line = line_of(start) + 1
+    at_line_start = start == 0 or text[start - 1] == "\n"
+    bounds = sorted({start, end, *[m for a, b, _ in marks for m in (a, b) if start < m < end]})
+    for seg_start, seg_end in itertools.pairwise(bounds):
+        css = next((c for a, b, c in marks if a <= seg_start and seg_end <= b), "")
+        parts: list[str] = []
+        for piece in text[seg_start:seg_end].splitlines(keepends=True):
+            if at_line_start:
+                parts.append(f'<span class="ci-ln">{line}</span>')
+            parts.append(html.escape(piece))
+            at_line_start = piece.endswith(("\n", "\r"))
+            if at_line_start:
+                line += 1
+        body = "".join(parts)
+        out.append(f'<span class="{css}">{body}</span>' if css else body)
+    return "".join(out)
+
+
+def source_html(
+    doc: chunker.Document,
+    chunks: Sequence[chunker.Chunk],
+    *,
+    first: int = 0,
+    last: int | None = None,
+    selected: int | None = None,
+    highlight: tuple[int, int] | None = None,
+    tiny_below: int = TINY_DEFAULT,
+) -> str:
+    """The source of chunks ``first..last`` (inclusive), each region coloured, with line numbers.
+
+    Each region shows its id and tokens; on hover (always for ``selected``) a line
+    with its spans and breadcrumb. Text another chunk repeats as overlap is hatched.
+    ``highlight`` is a char span (e.g. a section chosen in the tree) to mark.
+    """
+    text = doc.text
+    line_of = doc.source.line_index
+    last = len(chunks) - 1 if last is None else min(last, len(chunks) - 1)
+    parts = [_CSS, '<div class="ci-src">']
+    cursor = chunks[first].char_span[0] if chunks and first <= last else 0
+    for i in range(first, last + 1):
+        chunk = chunks[i]
+        start, end = max(chunk.char_span[0], cursor), chunk.char_span[1]
+        if start > cursor and text[cursor:start].strip():
+            parts.append(f'<pre class="ci-gap">{_lines_html(text, cursor, start, line_of, [])}</pre>')
+        marks: list[tuple[int, int, str]] = []
+        following = chunks[i + 1] if i + 1 < len(chunks) else None
+        overlap = getattr(following, "overlap_span", None) if following is not None else None
+        if overlap:
+            marks.append((max(overlap[0], start), min(overlap[1], end), "ci-ov"))
+        if highlight and highlight[0] < end and highlight[1] > start:
+            marks.append((max(highlight[0], start), min(highlight[1], end), "ci-hl"))
+        bg, bd = PALETTE[i % len(PALETTE)]
+        flags = display_flags(chunk, tiny_below)
+        flag_html = f' · <span class="ci-flag">{html.escape(", ".join(flags))}</span>' if flags else ""
+        shared = f" · hatched text is also in {following.id}" if overlap and following is not None else ""
+        sel = " ci-sel" if selected == i else ""
+        parts.append(
+            f'<div class="ci-chunk{sel}" id="ci-{chunk.id}" data-chunk="{chunk.id}" style="--bg:{bg};--bd:{bd}">'
+            f'<span class="ci-tag">{chunk.id} · {chunk.token_count} tok</span>'
+            f'<div class="ci-info">{html.escape(chunk_label(chunk))}{flag_html}{html.escape(shared)}</div>'
+            f"<pre>{_lines_html(text, start, end, line_of, marks)}</pre></div>"
+        )
+        cursor = max(cursor, end)
+    parts.append("</div>")
+    return "".join(parts)
+
+
+# -- tune and compare ---------------------------------------------------------
+
+
+def sweep(
+    doc: chunker.Document,
+    targets: Iterable[int],
+    caps: Iterable[int],
+    options: dict[str, Any],
+    tiny_below: int = TINY_DEFAULT,
+    progress: Callable[[float, str], None] | None = None,
+) -> pd.DataFrame:
+    """Chunk ``doc`` at every ``target <= cap`` of the grid; one row of statistics per point."""
+    grid = [(t, c) for c in caps for t in targets if t <= c]
+    rows = []
+    for n, (target, cap) in enumerate(grid):
+        if progress is not None:
+            progress(n / len(grid), f"target {target}, hard cap {cap}")
+        chunks = chunker.chunk(doc, target=target, hard_cap=cap, **options)
+        sizes = [c.token_count for c in chunks]
+        stats = summary(chunks, tiny_below)
+        rows.append(
+            {
+                "target": target,
+                "hard_cap": cap,
+                "chunks": stats["chunks"],
+                "total_tokens": stats["total"],
+                "median": stats["median"],
+                "spread": round(statistics.pstdev(sizes), 1) if sizes else 0.0,
+                "tiny_share": round(stats["tiny"] / max(stats["chunks"], 1), 3),
+                "warnings": stats["warnings"],
+            }
+        )
+    if progress is not None:
+        progress(1.0, "done")
+    return pd.DataFrame(rows)
+
+
+def boundary_diff(a: Sequence[chunker.Chunk], b: Sequence[chunker.Chunk]) -> tuple[set[int], set[int]]:
+    """Indexes of the chunks in ``a`` and in ``b`` whose start is not a chunk start in the other."""
+    starts_a = {c.char_span[0] for c in a}
+    starts_b = {c.char_span[0] for c in b}
+    return (
+        {c.index for c in a if c.char_span[0] not in starts_b},
+        {c.index for c in b if c.char_span[0] not in starts_a},
+    )
+
+
+# -- reproduce ----------------------------------------------------------------
+
+
+def python_snippet(name: str, settings: Settings) -> str:
+    """Python that reproduces the current chunk set from the file ``name``."""
+    opts = settings.options()
+    args = "".join(f",\n    {key}={value!r}" for key, value in opts.items())
+    return (
+        "from pathlib import Path\n\n"
+        "import chunker\n\n"
+        f"text = Path({name!r}).read_text(encoding='utf-8')\n"
+        f"doc = chunker.parse(text, name={name!r}, tokenizer={settings.tokenizer!r})\n"
+        "chunks = chunker.chunk(\n"
+        f"    doc,\n    target={settings.target},\n    hard_cap={settings.hard_cap}{args},\n)\n"
+        "print(len(chunks), 'chunks')\n"
+        "Path('chunks.json').write_text(chunks.to_json(), encoding='utf-8')\n"
+    )
+
+
+def cli_command(name: str, settings: Settings) -> str:
+    """The ``python -m chunker`` command line that writes the same JSON."""
+    parts = [
+        "python -m chunker",
+        _shell_quote(name),
+        f"--target {settings.target}",
+        f"--hard-cap {settings.hard_cap}",
+        f"--tokenizer {_shell_quote(settings.tokenizer)}",
+    ]
+    if settings.overlap:
+        parts.append(f"--overlap {settings.overlap}")
+    if settings.min_tokens:
+        parts.append(f"--min-tokens {settings.min_tokens}")
+    if settings.breadcrumb_in_budget:
+        parts.append("--breadcrumb-in-budget")
+    if not settings.repeat_table_header:
+        parts.append("--no-repeat-table-header")
+    parts.append("-o chunks.json")
+    return " ".join(parts)
+
+
+def _shell_quote(value: str) -> str:
+    import shlex
+
+    return shlex.quote(value)

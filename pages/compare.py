@@ -1,0 +1,123 @@
+"""Compare: two settings side by side on one document, differing boundaries marked; peers as a third column."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import streamlit as st
+
+import chunker
+from chunk_inspector import frame, peers, view
+
+
+def _column_html(chunks: Sequence[chunker.Chunk], differs: set[int], tiny_below: int) -> str:
+    """One card per chunk: id, tokens, lines, flags, the first lines; a red edge where the other side differs."""
+    cards = []
+    for chunk in chunks:
+        bg, bd = view.PALETTE[chunk.index % len(view.PALETTE)]
+        edge = "#d64545" if chunk.index in differs else bd
+        mark = '<b class="cmp-diff">◆ boundary differs</b> ' if chunk.index in differs else ""
+        flags = view.display_flags(chunk, tiny_below)
+        flag_html = f' · <span class="cmp-flag">{html.escape(", ".join(flags))}</span>' if flags else ""
+        preview = "\n".join(chunk.markdown.splitlines()[:4])
+        cards.append(
+            f'<div class="cmp-card" style="background:{bg};border-left:5px solid {edge}">'
+            f'<div class="cmp-head">{mark}<b>{chunk.id}</b> · {chunk.token_count} tokens · '
+            f"lines {chunk.line_span[0]}–{chunk.line_span[1]}{flag_html}</div>"
+            f"<pre>{html.escape(preview)}</pre></div>"
+        )
+    return _CSS + "".join(cards)
+
+
+def _peer_html(pieces: Sequence[peers.PeerChunk], cap: int) -> str:
+    count = chunker.get_tokenizer("cl100k_base").count
+    cards = []
+    for n, piece in enumerate(pieces):
+        text = piece.embedded()
+        tokens = count(text)
+        over = ' · <span class="cmp-flag">over the cap</span>' if tokens > cap else ""
+        preview = "\n".join(text.splitlines()[:4])
+        cards.append(
+            f'<div class="cmp-card" style="background:#f4f4f5;border-left:5px solid #7f8c8d">'
+            f'<div class="cmp-head"><b>#{n + 1}</b> · {tokens} tokens{over}</div>'
+            f"<pre>{html.escape(preview)}</pre></div>"
+        )
+    return _CSS + "".join(cards)
+
+
+_CSS = """<style>
+.cmp-card { margin: 0 0 4px 0; padding: 3px 8px; border-radius: 3px; font-size: 12.5px; }
+.cmp-card pre { margin: 2px 0 0 0; white-space: pre-wrap; word-break: break-word; font-size: 11.5px;
+  color: #333; background: none; max-height: 5.2em; overflow: hidden; }
+.cmp-diff { color: #d64545; }
+.cmp-flag { color: #b03a2e; font-weight: 600; }
+</style>"""
+
+
+opened = frame.current()
+if opened is None:
+    st.stop()
+doc, a, settings = opened.doc, opened.chunks, opened.settings
+st.subheader(f"Compare · {doc.name}")
+st.caption(
+    "A is the sidebar's setting; choose B here. Chunks whose start is not a boundary on the other side are "
+    "marked ◆ in red."
+)
+
+installed = peers.available_peers()
+with st.container(horizontal=True, vertical_alignment="bottom"):
+    target_b = st.number_input("B: target", 16, 8192, min(settings.target * 2, 8192), step=16, key="cmp_target")
+    cap_b = st.number_input("B: hard cap", 16, 8192, min(settings.hard_cap * 2, 8192), step=16, key="cmp_cap")
+    peer = st.selectbox(
+        "Third column",
+        ["(none)", *installed],
+        key="cmp_peer",
+        help="Peers installed in this environment (pip install '.[peers]'): LangChain, LlamaIndex, chonkie, "
+        "semchunk, semantic-text-splitter.",
+    )
+if target_b > cap_b:
+    st.caption(f"⚠ B's target {target_b} is above its hard cap; using {cap_b}.")
+b = frame.chunk_cached(
+    opened.key,
+    doc.name,
+    view.Settings(
+        tokenizer=settings.tokenizer,
+        target=int(min(target_b, cap_b)),
+        hard_cap=int(cap_b),
+        overlap=min(settings.overlap, int(cap_b) // 2 - 1) if settings.overlap else 0,
+        min_tokens=min(settings.min_tokens, int(cap_b)),
+        repeat_table_header=settings.repeat_table_header,
+        breadcrumb_in_budget=settings.breadcrumb_in_budget,
+    ),
+    doc,
+)
+only_a, only_b = view.boundary_diff(a, b)
+columns = st.columns(3 if peer != "(none)" else 2, gap="medium")
+for column, label, chunks, differs, (target, cap) in (
+    (columns[0], "A", a, only_a, (settings.target, settings.hard_cap)),
+    (columns[1], "B", b, only_b, (int(min(target_b, cap_b)), int(cap_b))),
+):
+    with column:
+        stats = view.summary(chunks, settings.tiny_below)
+        st.markdown(f"**{label}: target {target} · cap {cap}**")
+        st.caption(
+            f"{stats['chunks']} chunks · {stats['total']:,} tokens · median {stats['median']} · "
+            f"max {stats['max']} · {len(differs)} boundaries not in the other"
+        )
+        with st.container(height=640, border=True, key=f"cmp-{label}"):
+            st.html(_column_html(chunks, differs, settings.tiny_below))
+if peer != "(none)":
+    with columns[2]:
+        st.markdown(f"**{peer}: hard cap {settings.hard_cap}**")
+        try:
+            with st.spinner(f"Running {peer}…"):
+                pieces = peers.run_peer(peer, doc.text, hard_cap=settings.hard_cap, target=settings.target)
+        except chunker.ChunkerError as exc:
+            st.error(str(exc))
+        else:
+            st.caption(f"{len(pieces)} chunks · same tokenizer (cl100k_base) · as its docs recommend for Markdown")
+            with st.container(height=640, border=True, key="cmp-peer"):
+                st.html(_peer_html(pieces, settings.hard_cap))
+elif not installed:
+    st.caption("No peer chunker is installed here; `pip install '.[peers]'` adds them as a third column.")

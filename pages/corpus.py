@@ -1,0 +1,147 @@
+"""Corpus: many documents at once: per-document stats, the size histogram, the worst chunks, batch export."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+import chunker
+from chunk_inspector import frame, view
+
+opened = frame.current()
+if opened is None:
+    st.stop()
+settings = opened.settings
+st.subheader("Corpus")
+source = st.segmented_control(
+    "Documents", ["Bundled samples", "Upload files"], default="Bundled samples", required=True, key="corpus_source"
+)
+inputs: list[tuple[str, bytes]] = []
+if source == "Upload files":
+    files = st.file_uploader(
+        "Markdown files", type=["md", "markdown", "txt"], accept_multiple_files=True, key="corpus_uploads"
+    )
+    inputs = [(f.name, f.getvalue()) for f in files or []]
+    if not inputs:
+        st.info("Upload several Markdown files to review them together.")
+        st.stop()
+else:
+    inputs = [(name, (frame.SAMPLES_DIR / name).read_bytes()) for name in frame.samples()]
+
+results: list[tuple[str, chunker.ChunkSet]] = []
+failures: list[tuple[str, str]] = []
+bar = st.progress(0.0, text="Chunking…")
+for n, (name, data) in enumerate(inputs):
+    bar.progress(n / len(inputs), text=f"Chunking {name} ({n + 1}/{len(inputs)})")
+    try:
+        text = frame.load_upload(name, data)
+        key = frame.digest(text)
+        doc = frame.parse_cached(key, name, settings.tokenizer, text)
+        results.append((name, frame.chunk_cached(key, name, settings, doc)))
+    except chunker.ChunkerError as exc:
+        failures.append((name, str(exc)))
+bar.empty()
+for name, reason in failures:
+    st.error(f"Skipped {name}: {reason}")
+if not results:
+    st.stop()
+
+rows: list[dict[str, Any]] = []
+for name, chunks in results:
+    stats = view.summary(chunks, settings.tiny_below)
+    rows.append(
+        {
+            "document": name,
+            "tokens": chunks.document.get("token_count", 0),
+            "chunks": stats["chunks"],
+            "median": stats["median"],
+            "max": stats["max"],
+            "tiny": stats["tiny"],
+            "warnings": stats["warnings"],
+        }
+    )
+table = pd.DataFrame(rows)
+total = int(table["chunks"].sum())
+cols = st.columns(5)
+cols[0].metric("Documents", len(results))
+cols[1].metric("Chunks", total)
+cols[2].metric("Tokens embedded", f"{sum(c.token_count for _, cs in results for c in cs):,}")
+cols[3].metric("Warnings", int(table["warnings"].sum()))
+cols[4].metric("Failed", len(failures))
+
+left, right = st.columns(2, gap="medium")
+with left:
+    st.markdown("**Per document**")
+    st.dataframe(
+        table,
+        hide_index=True,
+        key="corpus_table",
+        column_config={
+            "max": st.column_config.ProgressColumn("max", min_value=0, max_value=settings.hard_cap, format="%d")
+        },
+    )
+with right:
+    sizes = [c.token_count for _, cs in results for c in cs]
+    fig = go.Figure(go.Histogram(x=sizes, nbinsx=40, marker_color="#3b7dd8"))
+    fig.add_vline(x=settings.target, line_dash="dash", line_color="#2e9e5b", annotation_text="target")
+    fig.add_vline(x=settings.hard_cap, line_color="#d64545", annotation_text="hard cap")
+    fig.update_layout(
+        height=320,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        title={"text": "Chunk sizes across the corpus (tokens)", "font": {"size": 14}},
+        yaxis_title="chunks",
+    )
+    st.plotly_chart(fig, key="corpus_hist")
+
+
+def _badness(chunk: chunker.Chunk) -> tuple[int, float]:
+    """Worst first: flagged chunks (hard cuts above all), then the farthest from the target."""
+    flags = view.display_flags(chunk, settings.tiny_below)
+    severity = 3 * ("hard_cut" in flags) + 2 * ("unbalanced_fence" in flags) + ("tiny" in flags) + bool(flags)
+    return severity, abs(chunk.token_count - settings.target) / settings.target
+
+
+worst = sorted(((name, c) for name, cs in results for c in cs), key=lambda item: _badness(item[1]), reverse=True)[:25]
+st.markdown("**The worst chunks** · flagged first (hard cuts, open fences, tiny), then farthest from the target")
+st.dataframe(
+    pd.DataFrame(
+        {
+            "document": [name for name, _ in worst],
+            "id": [c.id for _, c in worst],
+            "tokens": [c.token_count for _, c in worst],
+            "lines": [f"{c.line_span[0]}–{c.line_span[1]}" for _, c in worst],
+            "flags": [", ".join(view.display_flags(c, settings.tiny_below)) for _, c in worst],
+            "starts with": [c.markdown.strip().splitlines()[0][:80] if c.markdown.strip() else "" for _, c in worst],
+        }
+    ),
+    hide_index=True,
+    key="corpus_worst",
+)
+
+
+@st.cache_data(max_entries=4, show_spinner="Packing the archive…")
+def _archive(payload: str) -> bytes:
+    docs: list[dict[str, Any]] = json.loads(payload)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for item in docs:
+            archive.writestr(f"{item['name']}.json", item["json"])
+        archive.writestr("chunks.jsonl", "".join(item["jsonl"] for item in docs))
+    return buffer.getvalue()
+
+
+payload = json.dumps([{"name": name, "json": cs.to_json(), "jsonl": cs.to_jsonl()} for name, cs in results])
+st.download_button(
+    f"Download all ({len(results)} JSON files + chunks.jsonl, zip)",
+    _archive(payload),
+    file_name="chunk-sets.zip",
+    mime="application/zip",
+    key="corpus_download",
+    type="primary",
+)

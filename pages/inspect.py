@@ -1,0 +1,150 @@
+"""Inspect: summary and histogram, heading tree, chunk table, and the source coloured by chunk."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from chunk_inspector import frame, view
+
+WINDOW = 40  # chunks drawn at once in the source view of a long document
+
+opened = frame.current()
+if opened is None:
+    st.stop()
+doc, chunks, settings = opened.doc, opened.chunks, opened.settings
+stats = view.summary(chunks, settings.tiny_below)
+
+st.subheader(doc.name)
+st.caption(
+    f"{doc.byte_count:,} bytes · {doc.line_count:,} lines · {doc.token_count:,} tokens ({settings.tokenizer}) · "
+    f"target {settings.target} · hard cap {settings.hard_cap}"
+    + (f" · overlap {settings.overlap}" if settings.overlap else "")
+    + (f" · min {settings.min_tokens}" if settings.min_tokens else "")
+)
+
+cols = st.columns(7)
+cols[0].metric("Chunks", stats["chunks"])
+cols[1].metric("Total tokens", f"{stats['total']:,}")
+cols[2].metric("Min", stats["min"])
+cols[3].metric("Median", stats["median"], help=f"target {settings.target}")
+cols[4].metric("p95", stats["p95"])
+cols[5].metric("Max", stats["max"], help=f"hard cap {settings.hard_cap}")
+cols[6].metric("Warnings", stats["warnings"], help="Chunks with a flag: split code/table/text, tiny, …")
+
+left, right = st.columns([5, 6], gap="medium")
+with left:
+    sizes = [c.token_count for c in chunks]
+    fig = go.Figure(go.Histogram(x=sizes, nbinsx=40, marker_color="#3b7dd8", name="chunks"))
+    fig.add_vline(x=settings.target, line_dash="dash", line_color="#2e9e5b", annotation_text="target")
+    fig.add_vline(x=settings.hard_cap, line_color="#d64545", annotation_text="hard cap")
+    fig.update_layout(
+        height=300,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        title={"text": "Chunk sizes (tokens)", "font": {"size": 14}},
+        xaxis={"range": [0, settings.hard_cap * 1.12]},
+        yaxis_title="chunks",
+        bargap=0.05,
+    )
+    st.plotly_chart(fig, key="histogram")
+with right:
+    tree = view.tree_rows(doc, chunks, settings.hard_cap)
+    st.markdown("**Heading tree** · own and subtree tokens; choose a section to show it in the source")
+    tree_event = st.dataframe(
+        tree,
+        key=f"tree-{opened.key[:12]}",
+        hide_index=True,
+        height=300,
+        on_select="rerun",
+        selection_mode="single-row",
+        column_order=["section", "own", "subtree", "over cap", "chunks"],
+        column_config={
+            "section": st.column_config.TextColumn("section", width="medium"),
+            "own": st.column_config.NumberColumn("own", help="Heading and direct content"),
+            "subtree": st.column_config.NumberColumn("subtree", help="The whole section with its subsections"),
+            "over cap": st.column_config.TextColumn(
+                "> cap", width="small", help="⚠: the subtree is larger than the hard cap, so it is split"
+            ),
+            "chunks": st.column_config.TextColumn("chunks", help="Chunks holding text of this section"),
+        },
+    )
+
+st.markdown("**Chunks** · choose a row to see its text and highlight it in the source")
+table_col, source_col = st.columns([1, 1], gap="medium")
+with table_col:
+    table = view.chunk_rows(chunks, settings.tiny_below)
+    event = st.dataframe(
+        table,
+        key=f"chunks-{opened.key[:12]}-{settings.hard_cap}-{settings.target}",
+        hide_index=True,
+        height=420,
+        on_select="rerun",
+        selection_mode="single-row",
+        column_config={
+            "tokens": st.column_config.ProgressColumn(
+                "tokens", min_value=0, max_value=settings.hard_cap, format="%d", help="Against the hard cap"
+            ),
+            "id": st.column_config.TextColumn("id", width=50),
+            "breadcrumb": st.column_config.TextColumn("breadcrumb", width="medium", help="The last two headings"),
+            "lines": st.column_config.TextColumn("lines", width=80),
+            "bytes": st.column_config.TextColumn("bytes", width=100),
+            "flags": st.column_config.TextColumn("flags", width="medium"),
+        },
+    )
+rows = event.selection.rows if event is not None else []
+selected = rows[0] if rows and rows[0] < len(chunks) else None
+tree_rows_selected = tree_event.selection.rows if tree_event is not None else []
+highlight = None
+if tree_rows_selected and tree_rows_selected[0] < len(tree):
+    row = tree.iloc[tree_rows_selected[0]]
+    highlight = (int(row["start"]), int(row["end"]))
+
+with source_col:
+    focus = selected
+    if focus is None and highlight is not None:
+        focus = next((c.index for c in chunks if c.char_span[1] > highlight[0]), 0)
+    first, last = 0, len(chunks) - 1
+    if len(chunks) > WINDOW * 3 // 2:
+        start = max(0, (focus or 0) - 3)
+        first = (
+            st.slider(
+                "Source view: first chunk shown",
+                1,
+                len(chunks),
+                start + 1,
+                key=f"window-{opened.key[:12]}-{focus}",
+                help=f"A long document shows {WINDOW} chunks at a time.",
+            )
+            - 1
+        )
+        last = min(len(chunks) - 1, first + WINDOW - 1)
+        st.caption(f"Showing c{first + 1}–c{last + 1} of {len(chunks)}")
+    with st.container(height=460, border=True, key="source-view"):
+        if chunks:
+            st.html(
+                view.source_html(
+                    doc,
+                    chunks,
+                    first=first,
+                    last=last,
+                    selected=selected,
+                    highlight=highlight,
+                    tiny_below=settings.tiny_below,
+                )
+            )
+        else:
+            st.info("This document has no text to chunk.")
+
+if selected is not None:
+    chunk = chunks[selected]
+    st.markdown(f"**{chunk.id}** · {view.chunk_label(chunk)}")
+    flags = view.display_flags(chunk, settings.tiny_below)
+    if flags:
+        st.warning("Flags: " + ", ".join(flags))
+    raw, rendered, context = st.tabs(["Raw markdown", "Rendered", "contextualize()"])
+    with raw:
+        st.code(chunk.markdown, language="markdown", wrap_lines=True)
+    with rendered, st.container(border=True):
+        st.markdown(chunk.markdown)  # unsafe_allow_html stays off: HTML in the document shows as text
+    with context:
+        st.code(chunk.contextualize(), language="markdown", wrap_lines=True)
