@@ -16,15 +16,17 @@ rotating order, in one process; each (chunker, document) keeps its best round. R
 the median per document and the corpus total as a ratio to the floor. Peers get a fresh
 splitter each round (built untimed) so their per-instance caches never see a text twice.
 
-Usage: .venv-peers/bin/python benchmarks/peers.py [--write docs/BENCHMARKS.md] [--repeat 3]
+Usage: .venv-peers/bin/python benchmarks/peers.py [--write docs/BENCHMARKS.md] [--repeat 3] [--peers a,b]
 (``make bench-peers`` creates .venv-peers with ``pip install -e '.[peers]'`` and runs this).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -48,9 +50,14 @@ from chunk_inspector.peers import (  # noqa: E402
 )
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
-HARD_CAP, TARGET = 512, 256
+HARD_CAP, TARGET, SMALL = 512, 256, 50
 ENGINE = "chunk-inspector"
+ENGINE_MIN = "chunk-inspector, min_tokens=50"
 FLOOR = "floor"
+# The engine at its defaults, and with min_tokens (spec §6) once chunk() has that option.
+ENGINES: dict[str, dict[str, int]] = {ENGINE: {}}
+if "min_tokens" in inspect.signature(chunker.chunk).parameters:
+    ENGINES[ENGINE_MIN] = {"min_tokens": SMALL}
 
 
 @dataclass
@@ -83,13 +90,21 @@ def load_corpus() -> list[tuple[str, str]]:
     return [(str(p.relative_to(CORPUS)), p.read_bytes().decode("utf-8", errors="replace")) for p in files]
 
 
-def engine_run(name: str, text: str) -> chunker.ChunkSet:
-    return chunker.chunk_markdown(text, name=name, target=TARGET, hard_cap=HARD_CAP)
+def engine_revision() -> str:
+    """The commit the engine was measured at, marked dirty when chunker/ has uncommitted changes."""
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "chunker"], cwd=ROOT, capture_output=True, text=True)
+    except OSError:
+        return "unknown"
+    if rev.returncode:
+        return "unknown"
+    return rev.stdout.strip() + (" + uncommitted changes in chunker/" if dirty.stdout.strip() else "")
 
 
 def quality(texts: list[tuple[str, str]], peers: list[str]) -> dict[str, Totals]:
     count = chunker.get_tokenizer("cl100k_base").count
-    totals = {n: Totals() for n in [ENGINE, *peers]}
+    totals = {n: Totals() for n in [*ENGINES, *peers]}
     splitters = {n: make_splitter(n, hard_cap=HARD_CAP, target=TARGET) for n in peers}
     for name, text in texts:
         doc = chunker.parse(text, name=name)
@@ -98,7 +113,8 @@ def quality(texts: list[tuple[str, str]], peers: list[str]) -> dict[str, Totals]
         if skip is not None:
             size -= len("".join(text[skip[0] : skip[1]].split()))
         runs: dict[str, Callable[[], list[PeerChunk]]] = {
-            ENGINE: lambda doc=doc: engine_chunks(chunker.chunk(doc, target=TARGET, hard_cap=HARD_CAP))
+            e: lambda doc=doc, opts=opts: engine_chunks(chunker.chunk(doc, target=TARGET, hard_cap=HARD_CAP, **opts))
+            for e, opts in ENGINES.items()
         }
         runs.update({n: (lambda s=splitters[n], t=text: s(t)) for n in peers})
         for who, run in runs.items():
@@ -122,9 +138,13 @@ def timings(texts: list[tuple[str, str]], peers: list[str], repeat: int) -> dict
         md.parse(text)
         return encode(text)
 
-    best: dict[str, list[float]] = {n: [float("inf")] * len(texts) for n in [FLOOR, ENGINE, *peers]}
+    def engine(opts: dict[str, int]) -> Callable[[str, str], object]:
+        return lambda name, text: chunker.chunk_markdown(text, name=name, target=TARGET, hard_cap=HARD_CAP, **opts)
+
+    best: dict[str, list[float]] = {n: [float("inf")] * len(texts) for n in [FLOOR, *ENGINES, *peers]}
     for round_ in range(repeat):
-        runs: dict[str, Callable[[str, str], object]] = {FLOOR: floor, ENGINE: engine_run}
+        runs: dict[str, Callable[[str, str], object]] = {FLOOR: floor}
+        runs.update({e: engine(opts) for e, opts in ENGINES.items()})
         for n in peers:
             split = make_splitter(n, hard_cap=HARD_CAP, target=TARGET)
             runs[n] = lambda name, text, split=split: split(text)
@@ -174,8 +194,8 @@ def speed_table(best: dict[str, list[float]]) -> list[str]:
 
 
 def _label(who: str) -> str:
-    if who == ENGINE:
-        return f"**{ENGINE}** (this engine)"
+    if who in ENGINES:
+        return f"**{who}** (this engine)"
     if who == FLOOR:
         return "floor: markdown-it-py parse + one tiktoken pass"
     return PEERS[who].label
@@ -186,6 +206,7 @@ def main() -> int:
     parser.add_argument("--write", type=Path, help="write the results into this Markdown file")
     parser.add_argument("--repeat", type=int, default=3, help="timed rounds (each document's best is kept)")
     parser.add_argument("--peers", help="comma-separated subset of the installed peers")
+    parser.add_argument("--engine-rev", help="the engine's commit, when this copy is not a git checkout")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"the shared corpus is not at {CORPUS}; nothing to measure", file=sys.stderr)
@@ -203,6 +224,7 @@ def main() -> int:
     totals = quality(texts, peers)
     best = timings(texts, peers, args.repeat)
     elapsed = time.perf_counter() - started
+    rev = args.engine_rev or engine_revision()
 
     lines = [
         f"Corpus: {len(texts)} documents, {size / 1e6:.2f} MB (`../shared/corpus/real`); tokenizer cl100k_base "
@@ -222,16 +244,16 @@ def main() -> int:
         *[f"- {PEERS[p].label} {peer_version(p)}: {PEERS[p].recipe}." for p in peers],
         "",
         f"Machine: {platform.machine()}, Python {platform.python_version()}, markdown-it-py "
-        f"{version('markdown-it-py')}, tiktoken {version('tiktoken')}; 2 cores shared with other jobs "
-        f"(timings are noisy: compare ratios). Whole run {elapsed:.0f} s.",
+        f"{version('markdown-it-py')}, tiktoken {version('tiktoken')}; engine at {rev}; "
+        f"2 cores shared with other jobs (timings are noisy: compare ratios). Whole run {elapsed:.0f} s.",
     ]
     for who, t in totals.items():
         for doc in t.failed:
             lines.append(f"- {_label(who)} failed on {doc}.")
-    where = totals[ENGINE].where
-    if where:
-        lines += ["", f"Where {ENGINE} is not at zero:", ""]
-        lines += [f"- {metric}: {', '.join(docs)}" for metric, docs in where.items()]
+    for engine in ENGINES:
+        if totals[engine].where:
+            lines += ["", f"Where {engine} is not at zero (document, chunks):", ""]
+            lines += [f"- {metric}: {', '.join(docs)}" for metric, docs in totals[engine].where.items()]
     body = "\n".join(lines)
     print(body)
     if args.write:
