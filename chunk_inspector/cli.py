@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -247,6 +248,8 @@ def _corpus(ns: argparse.Namespace) -> int:
         )
     except OSError as exc:
         raise CliError(f"cannot write under {out}: {exc.strerror or exc}") from None
+    except BrokenProcessPool:
+        raise CliError("a worker process died (out of memory?); try fewer --jobs") from None
     finally:
         progress.close()
     if not ns.quiet:

@@ -19,6 +19,7 @@ read or decoded is reported and skipped; the rest go on.
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -197,10 +198,32 @@ def _results(jobs_list: list[tuple[int, str, str, str, CorpusSettings]], jobs: i
             yield _chunk_one(job)
         return
     by_size = sorted(jobs_list, key=lambda job: (-_size(job[1]), job[0]))
-    with ProcessPoolExecutor(max_workers=min(jobs, len(jobs_list))) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(jobs_list)), initializer=_ignore_sigint)
+    try:
         futures: list[Future[_Result]] = [pool.submit(_chunk_one, job) for job in by_size]
         for future in as_completed(futures):
             yield future.result()
+    except BaseException:  # Ctrl-C or a dead worker: stop now rather than finish the queued work
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (a worker would report it as a result and go on)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel queued work and end the workers without waiting for the documents they are on."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+: cancels, shuts down, terminates
+    if terminate is not None:
+        terminate()
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # before shutdown forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
 
 
 def _size(path: str) -> int:

@@ -284,6 +284,39 @@ def test_progress_bar_redraws_in_place_on_a_terminal(tmp_path: Path) -> None:
     assert "summary: 4 documents" in text
 
 
+@pytest.mark.skipif(os.name != "posix", reason="process groups and SIGINT as a terminal sends them")
+def test_ctrl_c_stops_a_parallel_run_at_once_with_status_130(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the process group) ends the run and its workers without finishing the queued work."""
+    import signal
+    import time
+
+    src = tmp_path / "docs"
+    src.mkdir()
+    body = "".join(f"## Part {i}\n\n" + "Words of a long document. " * 400 + "\n\n" for i in range(200))
+    for n in range(6):
+        (src / f"big{n}.md").write_text(f"# Big {n}\n\n{body}", encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chunker", str(src), "-o", str(tmp_path / "out"), "--jobs", "2"],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as from an interactive shell
+    )
+    time.sleep(1.5)  # started, far from done (several seconds of work)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    for _ in range(100):  # the workers are gone too
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("worker processes outlived the interrupted run")
+
+
 def test_quiet_leaves_only_the_skipped_files_on_stderr(tmp_path: Path) -> None:
     """--quiet drops the progress and the summary; failures are still reported and set the status."""
     src, out = make_tree(tmp_path / "docs"), tmp_path / "out"
