@@ -347,7 +347,12 @@ def _chonkie(hard_cap: int, target: int) -> Splitter:
 
 def _semchunk(hard_cap: int, target: int) -> Splitter:
     sc = importlib.import_module("semchunk")
-    chunk = sc.chunkerify(_tokenizer().count, chunk_size=hard_cap)
+    count = _tokenizer().count
+
+    def counter(text: str) -> int:  # a new function per splitter: semchunk memoises counts per
+        return count(text)  # counter function, module-wide, so reusing one would reuse its cache
+
+    chunk = sc.chunkerify(counter, chunk_size=hard_cap)
 
     def split(text: str) -> list[PeerChunk]:
         texts, offsets = chunk(text, offsets=True)
