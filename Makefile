@@ -3,37 +3,51 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-SAMPLE ?= sample_docs/project_readme.md
+PORT ?= 8501
+CHROMIUM ?= /usr/bin/chromium
+SOURCES := chunker chunk_inspector tests benchmarks scripts app.py pages
 
-.PHONY: app test setup lint typecheck unit bench bench-corpus bench-peers golden clean
+.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-peers golden clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[app,dev]"
 	touch $@
 
 setup: $(VENV)/.installed
 
-# The main job: for now the CLI on a bundled sample (the app takes this place later).
+# The main job: the inspector app, open on sample_docs/user_guide.md; then visit http://localhost:$(PORT)
 app: setup
-	$(PY) -m chunker tree $(SAMPLE) --hard-cap 1024
-	$(PY) -m chunker $(SAMPLE) --target 256 --hard-cap 512
+	$(PY) -m streamlit run app.py --server.port $(PORT)
+
+# A headless Chromium for the browser tests: Debian's package where we can install it (root, apt),
+# else Playwright's own download (needs internet). Skipped when one is already there.
+browser: setup
+	@if [ -x "$(CHROMIUM)" ] || ls $$HOME/.cache/ms-playwright/chromium-* >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		(apt-get install -y -qq chromium >/dev/null 2>&1 || \
+		 (apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null)) && echo "installed $(CHROMIUM)"; \
+	else $(PY) -m playwright install chromium; fi
 
 lint: setup
-	$(PY) -m ruff check chunker chunk_inspector tests benchmarks
-	$(PY) -m ruff format --check chunker chunk_inspector tests benchmarks
+	$(PY) -m ruff check $(SOURCES)
+	$(PY) -m ruff format --check $(SOURCES)
 
 typecheck: setup
 	$(PY) -m mypy
 
-unit: setup
+unit: setup browser
 	$(PY) -m pytest
 
 test: lint typecheck unit
 
 bench: setup
 	$(PY) benchmarks/engine.py --write docs/BENCHMARKS.md
+
+# A slider move in the browser on the largest sample, timed with Playwright.
+bench-app: setup browser
+	$(PY) benchmarks/app_slider.py --write docs/BENCHMARKS.md
 
 # The CLI's directory mode on the shared corpus, --jobs 1 against --jobs 2.
 bench-corpus: setup
@@ -45,11 +59,15 @@ PEERS_VENV := .venv-peers
 $(PEERS_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(PEERS_VENV)
 	$(PEERS_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(PEERS_VENV)/bin/python -m pip install --quiet -e ".[peers]"
+	$(PEERS_VENV)/bin/python -m pip install --quiet -e ".[app,peers]"
 	touch $@
 
 bench-peers: $(PEERS_VENV)/.installed
 	$(PEERS_VENV)/bin/python benchmarks/peers.py --write docs/BENCHMARKS.md
+
+# The app with the peers installed: the Compare page offers them as a third column.
+app-with-peers: $(PEERS_VENV)/.installed
+	$(PEERS_VENV)/bin/python -m streamlit run app.py --server.port $(PORT)
 
 # Regenerate tests/golden/*.json after an intended change; review the diff before committing.
 golden: setup

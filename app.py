@@ -15,7 +15,7 @@ st.set_page_config(page_title="Chunk Inspector", page_icon="🧩", layout="wide"
 
 page = st.navigation(
     [
-        st.Page("pages/inspect.py", title="Inspect", icon=":material/search:", default=True),
+        st.Page("pages/inspect_chunks.py", title="Inspect", icon=":material/search:", default=True, url_path="inspect"),
         st.Page("pages/tune.py", title="Tune", icon=":material/tune:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
         st.Page("pages/corpus.py", title="Corpus", icon=":material/folder_copy:"),

@@ -29,6 +29,7 @@ __all__ = [
     "cli_command",
     "display_flags",
     "python_snippet",
+    "size_histogram",
     "source_html",
     "summary",
     "sweep",
@@ -194,6 +195,57 @@ def summary(chunks: Sequence[chunker.Chunk], tiny_below: int = TINY_DEFAULT) -> 
         "max": sizes[-1],
         "warnings": sum(1 for c in chunks if display_flags(c, tiny_below)),
         "tiny": sum(1 for c in chunks if c.token_count < tiny_below),
+    }
+
+
+def size_histogram(
+    sizes: Sequence[int], target: int, hard_cap: int, title: str = "Chunk sizes (tokens)"
+) -> dict[str, Any]:
+    """A plotly figure (as a plain dict: no validation cost on every slider move) of chunk sizes,
+    with the target and the hard cap marked."""
+
+    def line(x: int, color: str, dash: str, label: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        shape = {
+            "type": "line",
+            "x0": x,
+            "x1": x,
+            "yref": "paper",
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": color, "dash": dash, "width": 2},
+        }
+        note = {
+            "x": x,
+            "yref": "paper",
+            "y": 1.02,
+            "text": label,
+            "showarrow": False,
+            "font": {"color": color, "size": 11},
+            "xanchor": "left",
+        }
+        return shape, note
+
+    marks = [line(target, "#2e9e5b", "dash", "target"), line(hard_cap, "#d64545", "solid", "hard cap")]
+    return {
+        "data": [
+            {
+                "type": "histogram",
+                "x": list(sizes),
+                "nbinsx": 40,
+                "marker": {"color": "#3b7dd8"},
+                "hovertemplate": "%{x} tokens: %{y} chunks<extra></extra>",
+            }
+        ],
+        "layout": {
+            "height": 300,
+            "margin": {"l": 10, "r": 10, "t": 36, "b": 10},
+            "title": {"text": title, "font": {"size": 14}},
+            "xaxis": {"range": [0, hard_cap * 1.12], "title": {"text": "tokens"}},
+            "yaxis": {"title": {"text": "chunks"}},
+            "bargap": 0.05,
+            "shapes": [shape for shape, _ in marks],
+            "annotations": [note for _, note in marks],
+        },
     }
 
 

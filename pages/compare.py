@@ -34,7 +34,7 @@ def _peer_html(pieces: Sequence[peers.PeerChunk], cap: int) -> str:
     count = chunker.get_tokenizer("cl100k_base").count
     cards = []
     for n, piece in enumerate(pieces):
-        text = piece.embedded()
+        text = piece.embedded
         tokens = count(text)
         over = ' · <span class="cmp-flag">over the cap</span>' if tokens > cap else ""
         preview = "\n".join(text.splitlines()[:4])

@@ -8,7 +8,6 @@ import zipfile
 from typing import Any
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 import chunker
@@ -88,16 +87,10 @@ with left:
     )
 with right:
     sizes = [c.token_count for _, cs in results for c in cs]
-    fig = go.Figure(go.Histogram(x=sizes, nbinsx=40, marker_color="#3b7dd8"))
-    fig.add_vline(x=settings.target, line_dash="dash", line_color="#2e9e5b", annotation_text="target")
-    fig.add_vline(x=settings.hard_cap, line_color="#d64545", annotation_text="hard cap")
-    fig.update_layout(
-        height=320,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        title={"text": "Chunk sizes across the corpus (tokens)", "font": {"size": 14}},
-        yaxis_title="chunks",
+    st.plotly_chart(
+        view.size_histogram(sizes, settings.target, settings.hard_cap, "Chunk sizes across the corpus (tokens)"),
+        key="corpus_hist",
     )
-    st.plotly_chart(fig, key="corpus_hist")
 
 
 def _badness(chunk: chunker.Chunk) -> tuple[int, float]:

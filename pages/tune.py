@@ -22,14 +22,11 @@ def _sweep(opened: frame.Opened, targets: tuple[int, ...], caps: tuple[int, ...]
     key = (opened.key, targets, caps, settings)
     if key not in cache:
         bar = st.progress(0.0, text="Sweeping…")
-        cache[key] = view.sweep(
-            opened.doc,
-            targets,
-            caps,
-            settings.options(),
-            settings.tiny_below,
-            lambda done, what: bar.progress(done, text=f"Chunking at {what}"),
-        )
+
+        def progress(done: float, what: str) -> None:
+            bar.progress(done, text=f"Chunking at {what}")
+
+        cache[key] = view.sweep(opened.doc, targets, caps, settings.options(), settings.tiny_below, progress)
         bar.empty()
         while len(cache) > 8:
             cache.pop(next(iter(cache)))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from chunk_inspector import frame, view
@@ -34,19 +33,9 @@ cols[6].metric("Warnings", stats["warnings"], help="Chunks with a flag: split co
 
 left, right = st.columns([5, 6], gap="medium")
 with left:
-    sizes = [c.token_count for c in chunks]
-    fig = go.Figure(go.Histogram(x=sizes, nbinsx=40, marker_color="#3b7dd8", name="chunks"))
-    fig.add_vline(x=settings.target, line_dash="dash", line_color="#2e9e5b", annotation_text="target")
-    fig.add_vline(x=settings.hard_cap, line_color="#d64545", annotation_text="hard cap")
-    fig.update_layout(
-        height=300,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        title={"text": "Chunk sizes (tokens)", "font": {"size": 14}},
-        xaxis={"range": [0, settings.hard_cap * 1.12]},
-        yaxis_title="chunks",
-        bargap=0.05,
+    st.plotly_chart(
+        view.size_histogram([c.token_count for c in chunks], settings.target, settings.hard_cap), key="histogram"
     )
-    st.plotly_chart(fig, key="histogram")
 with right:
     tree = view.tree_rows(doc, chunks, settings.hard_cap)
     st.markdown("**Heading tree** · own and subtree tokens; choose a section to show it in the source")
@@ -75,7 +64,7 @@ with table_col:
     table = view.chunk_rows(chunks, settings.tiny_below)
     event = st.dataframe(
         table,
-        key=f"chunks-{opened.key[:12]}-{settings.hard_cap}-{settings.target}",
+        key=f"chunks-{opened.key[:12]}",
         hide_index=True,
         height=420,
         on_select="rerun",
@@ -92,7 +81,7 @@ with table_col:
         },
     )
 rows = event.selection.rows if event is not None else []
-selected = rows[0] if rows and rows[0] < len(chunks) else None
+selected = rows[0] if rows and rows[0] < len(chunks) else None  # a row index; kept across re-packs
 tree_rows_selected = tree_event.selection.rows if tree_event is not None else []
 highlight = None
 if tree_rows_selected and tree_rows_selected[0] < len(tree):

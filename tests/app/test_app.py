@@ -1,0 +1,171 @@
+"""The app through streamlit.testing.v1.AppTest: every page from app.py, the main controls, real content."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+import chunker
+from tests.app.conftest import APP
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
+GUIDE = (SAMPLES / "user_guide.md").read_text(encoding="utf-8")
+
+
+def engine_count(text: str, target: int, cap: int, **options: object) -> int:
+    return len(chunker.chunk_markdown(text, name="x.md", target=target, hard_cap=cap, **options))
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def source_view(at: AppTest) -> str:
+    return "".join(h.proto.body for h in at.get("html"))
+
+
+def test_inspect_opens_the_default_sample_with_the_engines_numbers(app: AppTest) -> None:
+    """First start: user_guide.md at 256/512; the summary matches the engine and every view is drawn."""
+    assert metric(app, "Chunks") == str(engine_count(GUIDE, 256, 512))
+    assert app.subheader[0].value == "user_guide.md"
+    assert len(app.dataframe) == 2  # the heading tree and the chunk table
+    assert app.get("plotly_chart"), "the histogram"
+    html = source_view(app)
+    assert html.count('class="ci-chunk') == engine_count(GUIDE, 256, 512)
+    assert "c1 · " in html and "bytes 0–" in html and "lines 1–" in html
+
+
+def test_moving_the_hard_cap_repacks_and_changes_the_chunk_count(app: AppTest) -> None:
+    """A slider move re-packs the cached document: the count follows the engine at the new cap."""
+    before = metric(app, "Chunks")
+    app.select_slider(key="hard_cap").set_value(2048).run()
+    assert not app.exception
+    after = metric(app, "Chunks")
+    assert after == str(engine_count(GUIDE, 256, 2048))
+    assert after != before
+
+
+def test_target_above_the_cap_is_lowered_and_the_sidebar_says_why(app: AppTest) -> None:
+    """Lowering the cap under the target drags the target down, with the reason shown."""
+    app.select_slider(key="hard_cap").set_value(128).run()
+    assert app.select_slider(key="target").value == 128
+    notes = " ".join(c.value for c in app.sidebar.caption)
+    assert "cannot exceed the hard cap" in notes
+    assert metric(app, "Max") <= "128" or int(metric(app, "Max")) <= 128
+
+
+def test_pasted_html_is_shown_as_text_never_as_markup(app: AppTest) -> None:
+    """<script> and <img onerror> in a document reach the page escaped."""
+    app.segmented_control(key="source").set_value("Paste").run()
+    app.text_area(key="pasted").input("# Hi\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n").run()
+    assert not app.exception
+    html = source_view(app)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "<script>" not in html and "<img" not in html
+
+
+def test_bad_uploads_get_a_clear_message_and_the_app_keeps_working(app: AppTest) -> None:
+    """Empty, binary and non-UTF-8 uploads each get their own message; the sample stays open."""
+    app.segmented_control(key="source").set_value("Upload").run()
+    cases = [
+        ("empty.md", b"", "empty"),
+        ("image.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
+        ("latin1.md", "# Café\n\nNaïve text.\n".encode("latin-1"), "not UTF-8"),
+    ]
+    for name, data, expected in cases:
+        app.file_uploader(key="uploads").set_value((name, data, "text/markdown")).run()
+        assert not app.exception, name
+        errors = " ".join(e.value for e in app.sidebar.error)
+        assert name in errors and expected in errors, errors
+        assert metric(app, "Chunks") == str(engine_count(GUIDE, 256, 512)), "the sample stays open"
+
+
+def test_a_good_upload_opens_in_inspect(app: AppTest) -> None:
+    app.segmented_control(key="source").set_value("Upload").run()
+    text = "# Upload\n\nA paragraph.\n\n## Part\n\nMore text here.\n"
+    app.file_uploader(key="uploads").set_value(("mine.md", text.encode(), "text/markdown")).run()
+    assert not app.exception
+    assert app.subheader[0].value == "mine.md"
+    assert metric(app, "Chunks") == str(engine_count(text, 256, 512))
+
+
+def test_settings_come_from_the_url_query() -> None:
+    """A shared link reproduces the view: the query string sets the controls."""
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params["hard_cap"] = "1024"
+    at.query_params["target"] = "500"
+    at.query_params["sample"] = "CHANGELOG.md"
+    at.run()
+    assert not at.exception
+    assert at.select_slider(key="hard_cap").value == 1024
+    assert at.select_slider(key="target").value == 500
+    text = (SAMPLES / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert metric(at, "Chunks") == str(engine_count(text, 500, 1024))
+
+
+def test_tune_sweeps_and_applying_a_point_sets_the_sliders(app: AppTest) -> None:
+    app.switch_page("pages/tune.py").run()
+    assert not app.exception
+    assert app.get("plotly_chart"), "the sweep charts"
+    sweep = app.dataframe[0].value
+    row = sweep[(sweep["target"] == 128) & (sweep["hard_cap"] == 1024)].iloc[0]
+    assert row["chunks"] == engine_count(GUIDE, 128, 1024)
+    labels = app.selectbox(key="sweep_point").options
+    app.selectbox(key="sweep_point").set_value(labels.index("target 128 · cap 1024")).run()
+    app.button(key="apply_point").click().run()
+    assert not app.exception
+    assert (app.select_slider(key="target").value, app.select_slider(key="hard_cap").value) == (128, 1024)
+
+
+def test_compare_shows_both_settings_and_marks_differing_boundaries(app: AppTest) -> None:
+    app.switch_page("pages/compare.py").run()
+    assert not app.exception
+    headers = [m.value for m in app.markdown]
+    assert "**A: target 256 · cap 512**" in headers and "**B: target 512 · cap 1024**" in headers
+    html = source_view(app)
+    assert "boundary differs" in html
+    assert html.count('class="cmp-card"') == engine_count(GUIDE, 256, 512) + engine_count(GUIDE, 512, 1024)
+
+
+def test_corpus_chunks_every_bundled_sample(app: AppTest) -> None:
+    app.switch_page("pages/corpus.py").run()
+    assert not app.exception
+    samples = sorted(p.name for p in SAMPLES.glob("*.md"))
+    assert metric(app, "Documents") == str(len(samples))
+    per_doc = app.dataframe[0].value
+    assert sorted(per_doc["document"]) == samples
+    expected = sum(engine_count((SAMPLES / n).read_text(encoding="utf-8"), 256, 512) for n in samples)
+    assert metric(app, "Chunks") == str(expected)
+    assert len(app.dataframe[1].value) > 0
+
+
+def test_corpus_upload_reports_a_bad_file_and_keeps_the_good_ones(app: AppTest) -> None:
+    app.switch_page("pages/corpus.py").run()
+    app.segmented_control(key="corpus_source").set_value("Upload files").run()
+    files = [
+        ("a.md", b"# A\n\nText a.\n", "text/markdown"),
+        ("b.md", b"\xff\xfe# B in UTF-16?\n", "text/markdown"),
+        ("c.md", b"# C\n\nText c.\n", "text/markdown"),
+    ]
+    app.file_uploader(key="corpus_uploads").set_value(files).run()
+    assert not app.exception
+    assert metric(app, "Documents") == "2" and metric(app, "Failed") == "1"
+    assert any("b.md" in e.value and "UTF-8" in e.value for e in app.error)
+
+
+def test_export_offers_json_that_the_engine_reads_back_and_reproducers(app: AppTest) -> None:
+    app.switch_page("pages/export.py").run()
+    assert not app.exception
+    labels = [getattr(b, "label", "") for b in app.get("download_button")]
+    assert {"JSON", "JSONL", "Document tree (JSON)"} <= set(labels)
+    assert any(label.startswith("sections.jsonl") for label in labels)
+    code = [c.value for c in app.code]
+    snippet = next(c for c in code if "chunker.chunk(" in c)
+    assert "target=256" in snippet and "hard_cap=512" in snippet
+    command = next(c for c in code if c.startswith("python -m chunker"))
+    assert "--target 256 --hard-cap 512" in command
+    first = app.get("json")[0].proto.body
+    assert json.loads(first)["id"] == "c1"

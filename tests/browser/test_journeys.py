@@ -1,0 +1,102 @@
+"""The APP.md journeys in a real headless Chromium against `streamlit run` on 127.0.0.1."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import Locator, Page, expect
+
+import chunker
+from tests.browser.harness import metric, open_app
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
+
+
+def engine(name: str, target: int = 256, cap: int = 512) -> chunker.ChunkSet:
+    text = (SAMPLES / name).read_text(encoding="utf-8")
+    return chunker.chunk_markdown(text, name=name, target=target, hard_cap=cap)
+
+
+def sidebar_button(page: Page, label: str) -> Locator:
+    return page.locator('[data-testid="stSidebar"] button').filter(has_text=re.compile(f"^{label}$"))
+
+
+def test_open_pick_a_sample_and_move_the_hard_cap(page: Page, app_url: str) -> None:
+    """Open the app, pick another sample, then move the hard cap with the keyboard: the count follows."""
+    open_app(page, app_url)
+    assert metric(page, "Chunks") == str(len(engine("user_guide.md")))
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.click()
+    page.get_by_role("option", name="CHANGELOG.md").click()
+    expect(page.get_by_role("heading", name="CHANGELOG.md")).to_be_visible()
+    expect(page.locator('[data-testid="stMetric"]').first).to_contain_text(str(len(engine("CHANGELOG.md"))))
+    before = metric(page, "Chunks")
+    thumb = page.get_by_role("slider").first  # the hard cap: the first slider of the sidebar
+    thumb.focus()
+    for _ in range(5):  # 512 -> 600 -> 768 -> 800 -> 1000 -> 1024
+        thumb.press("ArrowRight")
+    expected = str(len(engine("CHANGELOG.md", 256, 1024)))
+    assert expected != before
+    expect(page.locator('[data-testid="stMetric"]').first).to_contain_text(expected, timeout=30_000)
+    assert "hard_cap=1024" in page.url, "the setting is in the URL"
+
+
+def test_hovering_a_chunk_shows_its_id_tokens_and_spans(page: Page, app_url: str) -> None:
+    open_app(page, app_url)
+    c2 = engine("user_guide.md")[1]
+    region = page.locator('.ci-chunk[data-chunk="c2"]')
+    info = region.locator(".ci-info")
+    expect(info).to_be_hidden()
+    region.hover()
+    expect(info).to_be_visible()
+    text = info.inner_text()
+    b0, b1 = c2.byte_span
+    c0, c1 = c2.char_span
+    l0, l1 = c2.line_span
+    assert f"c2 · {c2.token_count} tokens" in text
+    assert f"bytes {b0}–{b1}" in text and f"chars {c0}–{c1}" in text and f"lines {l0}–{l1}" in text
+    assert " › ".join(c2.breadcrumb) in text
+
+
+def test_upload_a_file_and_see_it_chunked(page: Page, app_url: str, tmp_path: Path) -> None:
+    open_app(page, app_url)
+    sidebar_button(page, "Upload").click()
+    upload = tmp_path / "notes.md"
+    upload.write_text("# Notes\n\nFirst paragraph.\n\n## Details\n\nSecond paragraph.\n", encoding="utf-8")
+    page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(str(upload))
+    expect(page.get_by_role("heading", name="notes.md")).to_be_visible(timeout=30_000)
+    expect(page.locator(".ci-chunk").first).to_contain_text("First paragraph.")
+
+
+def test_a_binary_upload_gets_a_message_and_the_app_keeps_working(page: Page, app_url: str, tmp_path: Path) -> None:
+    open_app(page, app_url)
+    sidebar_button(page, "Upload").click()
+    binary = tmp_path / "photo.md"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(str(binary))
+    expect(page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]')).to_contain_text("binary")
+    expect(page.get_by_role("heading", name="user_guide.md")).to_be_visible()
+
+
+def test_html_in_a_document_is_shown_as_text_and_never_runs(page: Page, app_url: str) -> None:
+    open_app(page, app_url)
+    sidebar_button(page, "Paste").click()
+    area = page.locator('[data-testid="stSidebar"] textarea')
+    area.fill('# Trap\n\n<img src=x onerror="window.__pwned = 1">\n\n<script>window.__pwned = 2</script>\n')
+    area.press("Control+Enter")
+    source = page.locator(".ci-src")
+    expect(source).to_contain_text('<img src=x onerror="window.__pwned = 1">')
+    expect(source).to_contain_text("<script>window.__pwned = 2</script>")
+    assert page.evaluate("window.__pwned === undefined")
+    assert source.locator("img, script").count() == 0
+
+
+def test_download_json_and_read_it_back_with_the_engine(page: Page, app_url: str) -> None:
+    open_app(page, app_url, "export")
+    expect(page.get_by_role("heading", name=re.compile("Export"))).to_be_visible()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="JSON", exact=True).click()
+    data = Path(download.value.path()).read_text(encoding="utf-8")
+    chunks = chunker.ChunkSet.from_json(data)
+    assert data == engine("user_guide.md").to_json()
+    assert len(chunks) == len(engine("user_guide.md"))
