@@ -74,7 +74,7 @@ cols[2].metric("Tokens embedded", f"{sum(c.token_count for _, cs in results for 
 cols[3].metric("Warnings", int(table["warnings"].sum()))
 cols[4].metric("Failed", len(failures))
 
-left, right = st.columns(2, gap="medium")
+left, right = st.columns([3, 2], gap="medium")
 with left:
     st.markdown("**Per document**")
     st.dataframe(

@@ -11,6 +11,12 @@ if opened is None:
     st.stop()
 doc, chunks, settings = opened.doc, opened.chunks, opened.settings
 stem = doc.name.rsplit(".", 1)[0] or "document"
+
+
+def _records(n: int) -> str:
+    return f"{n} record" if n == 1 else f"{n} records"
+
+
 st.subheader(f"Export · {doc.name}")
 st.caption(f"{len(chunks)} chunks at target {settings.target}, hard cap {settings.hard_cap} ({settings.tokenizer}).")
 
@@ -47,7 +53,7 @@ layers = chunks.layers_jsonl()
 with st.container(horizontal=True):
     for layer, text in layers.items():
         st.download_button(
-            f"{layer}.jsonl ({text.count(chr(10))} records)",
+            f"{layer}.jsonl ({_records(text.count(chr(10)))})",
             text,
             file_name=f"{stem}.{layer}.jsonl",
             mime="application/jsonl",
@@ -58,10 +64,10 @@ with st.container(horizontal=True):
 left, right = st.columns(2, gap="medium")
 with left:
     st.markdown("**Python** · reproduces this chunk set exactly")
-    st.code(view.python_snippet(doc.name, settings), language="python")
+    st.code(view.python_snippet(doc.name, settings), language="python", wrap_lines=True)
 with right:
     st.markdown("**Command line**")
-    st.code(view.cli_command(doc.name, settings), language="bash")
+    st.code(view.cli_command(doc.name, settings), language="bash", wrap_lines=True)
     st.markdown("**The first chunk, as in the JSON**")
     if len(chunks):
         st.json(chunks[0].to_dict(), expanded=False)

@@ -75,7 +75,7 @@ metrics = [
     ("tiny_share", f"Tiny-chunk share (< {settings.tiny_below} tokens)"),
     ("total_tokens", "Total tokens embedded (cost)"),
 ]
-fig = make_subplots(rows=2, cols=2, subplot_titles=[title for _, title in metrics], vertical_spacing=0.14)
+fig = make_subplots(rows=2, cols=2, subplot_titles=[title for _, title in metrics], vertical_spacing=0.2)
 palette = ["#3b7dd8", "#d9822b", "#2e9e5b", "#9b59c6", "#d64545", "#1f93a8", "#7f8c8d"]
 for n, cap in enumerate(sorted(data["hard_cap"].unique())):
     part = data[data["hard_cap"] == cap]
