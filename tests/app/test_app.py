@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 import chunker
@@ -74,6 +75,7 @@ def test_bad_uploads_get_a_clear_message_and_the_app_keeps_working(app: AppTest)
         ("empty.md", b"", "empty"),
         ("image.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary"),
         ("latin1.md", "# Café\n\nNaïve text.\n".encode("latin-1"), "not UTF-8"),
+        ("huge.md", b"# Big\n\n" + b"word " * 1_100_000, "up to 5 MB"),
     ]
     for name, data, expected in cases:
         app.file_uploader(key="uploads").set_value((name, data, "text/markdown")).run()
@@ -128,6 +130,25 @@ def test_compare_shows_both_settings_and_marks_differing_boundaries(app: AppTest
     html = source_view(app)
     assert "boundary differs" in html
     assert html.count('class="cmp-card"') == engine_count(GUIDE, 256, 512) + engine_count(GUIDE, 512, 1024)
+
+
+def test_compare_offers_an_installed_peer_as_a_third_column(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a peer present (a stand-in here: the real ones live in .venv-peers), its chunks fill a third column."""
+    from chunk_inspector import peers
+
+    def fake_run(name: str, text: str, *, hard_cap: int = 512, target: int = 256) -> list[peers.PeerChunk]:
+        return [peers.PeerChunk(text=part) for part in text.split("\n\n") if part.strip()]
+
+    monkeypatch.setattr(peers, "available_peers", lambda: ["fake-splitter"])
+    monkeypatch.setattr(peers, "run_peer", fake_run)
+    app.switch_page("pages/compare.py").run()
+    app.selectbox(key="cmp_peer").set_value("fake-splitter").run()
+    assert not app.exception
+    assert "**fake-splitter: hard cap 512**" in [m.value for m in app.markdown]
+    paragraphs = [part for part in GUIDE.split("\n\n") if part.strip()]
+    html = source_view(app)
+    assert html.count("<b>#1</b>") == 1 and f"<b>#{len(paragraphs)}</b>" in html
+    assert any(f"{len(paragraphs)} chunks" in c.value for c in app.caption)
 
 
 def test_corpus_chunks_every_bundled_sample(app: AppTest) -> None:
