@@ -54,6 +54,8 @@ HARD_CAP, TARGET, SMALL = 512, 256, 50
 ENGINE = "chunk-inspector"
 ENGINE_MIN = "chunk-inspector, min_tokens=50"
 FLOOR = "floor"
+FLOOR_DEEP = "floor-deep"
+TOKENS_ONLY = "tokens"
 # The engine at its defaults, and with min_tokens (spec §6) once chunk() has that option.
 ENGINES: dict[str, dict[str, int]] = {ENGINE: {}}
 if "min_tokens" in inspect.signature(chunker.chunk).parameters:
@@ -132,18 +134,31 @@ def timings(texts: list[tuple[str, str]], peers: list[str], repeat: int) -> dict
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    # The engine parses with maxNesting=100 (README, Decisions): at the default 20, markdown-it
+    # stops early on deeply nested lists, which makes the plain floor cheaper than a full parse.
+    md_deep = MarkdownIt("commonmark", {"maxNesting": 100}).enable(["table", "strikethrough"])
     encode = chunker.get_tokenizer("cl100k_base")._encoding.encode_ordinary
 
     def floor(name: str, text: str) -> object:
         md.parse(text)
         return encode(text)
 
+    def floor_deep(name: str, text: str) -> object:
+        md_deep.parse(text)
+        return encode(text)
+
     def engine(opts: dict[str, int]) -> Callable[[str, str], object]:
         return lambda name, text: chunker.chunk_markdown(text, name=name, target=TARGET, hard_cap=HARD_CAP, **opts)
 
-    best: dict[str, list[float]] = {n: [float("inf")] * len(texts) for n in [FLOOR, *ENGINES, *peers]}
+    best: dict[str, list[float]] = {
+        n: [float("inf")] * len(texts) for n in [FLOOR, FLOOR_DEEP, TOKENS_ONLY, *ENGINES, *peers]
+    }
     for round_ in range(repeat):
-        runs: dict[str, Callable[[str, str], object]] = {FLOOR: floor}
+        runs: dict[str, Callable[[str, str], object]] = {
+            FLOOR: floor,
+            FLOOR_DEEP: floor_deep,
+            TOKENS_ONLY: lambda name, text: encode(text),
+        }
         runs.update({e: engine(opts) for e, opts in ENGINES.items()})
         for n in peers:
             split = make_splitter(n, hard_cap=HARD_CAP, target=TARGET)
@@ -198,6 +213,10 @@ def _label(who: str) -> str:
         return f"**{who}** (this engine)"
     if who == FLOOR:
         return "floor: markdown-it-py parse + one tiktoken pass"
+    if who == FLOOR_DEEP:
+        return "(floor with maxNesting=100, the engine's parse depth)"
+    if who == TOKENS_ONLY:
+        return "(one tiktoken pass alone)"
     return PEERS[who].label
 
 
