@@ -265,6 +265,8 @@ _CSS = """
 .ci-info { display: none; font-size: 11.5px; color: #222; background: #fff; border: 1px solid var(--bd);
   padding: 2px 6px; margin: 0 0 2px 44px; border-radius: 3px; }
 .ci-chunk:hover .ci-info, .ci-chunk.ci-sel .ci-info { display: block; }
+.ci-chunk:hover .ci-tag, .ci-chunk.ci-sel .ci-tag { display: none; }
+.ci-scroll { max-height: 520px; overflow-y: auto; padding-right: 4px; }
 .ci-flag { color: #b03a2e; font-weight: 600; }
 .ci-ln { display: inline-block; width: 38px; margin-left: -46px; margin-right: 8px; text-align: right;
   color: #8a8f98; user-select: none; }
@@ -321,7 +323,7 @@ def source_html(
     text = doc.text
     line_of = doc.source.line_index
     last = len(chunks) - 1 if last is None else min(last, len(chunks) - 1)
-    parts = [_CSS, '<div class="ci-src">']
+    parts = [_CSS, '<div class="ci-src ci-scroll">']
     cursor = chunks[first].char_span[0] if chunks and first <= last else 0
     for i in range(first, last + 1):
         chunk = chunks[i]

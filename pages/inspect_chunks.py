@@ -89,44 +89,50 @@ if tree_rows_selected and tree_rows_selected[0] < len(tree):
     highlight = (int(row["start"]), int(row["end"]))
 
 with source_col:
+    # The view starts at the chosen chunk (or the first chunk of the chosen section), so it is in
+    # sight without scrolling; a long document shows WINDOW chunks at a time.
     focus = selected
     if focus is None and highlight is not None:
         focus = next((c.index for c in chunks if c.char_span[1] > highlight[0]), 0)
     first, last = 0, len(chunks) - 1
-    if len(chunks) > WINDOW * 3 // 2:
-        start = max(0, (focus or 0) - 3)
+    if focus is not None:
+        first, last = focus, min(len(chunks) - 1, focus + WINDOW - 1)
+    elif len(chunks) > WINDOW * 3 // 2:
         first = (
             st.slider(
                 "Source view: first chunk shown",
                 1,
                 len(chunks),
-                start + 1,
-                key=f"window-{opened.key[:12]}-{focus}",
-                help=f"A long document shows {WINDOW} chunks at a time.",
+                1,
+                key=f"window-{opened.key[:12]}",
+                help=f"A long document shows {WINDOW} chunks at a time; choosing a chunk or a section jumps to it.",
             )
             - 1
         )
         last = min(len(chunks) - 1, first + WINDOW - 1)
-        st.caption(f"Showing c{first + 1}–c{last + 1} of {len(chunks)}")
-    with st.container(height=460, border=True, key="source-view"):
-        if chunks:
-            st.html(
-                view.source_html(
-                    doc,
-                    chunks,
-                    first=first,
-                    last=last,
-                    selected=selected,
-                    highlight=highlight,
-                    tiny_below=settings.tiny_below,
-                )
+    if first > 0 or last < len(chunks) - 1:
+        st.caption(
+            f"Source of c{first + 1}–c{last + 1} of {len(chunks)} (lines {chunks[first].line_span[0]}–"
+            f"{chunks[last].line_span[1]}); clear the selection to browse."
+        )
+    if chunks:
+        st.html(
+            view.source_html(
+                doc,
+                chunks,
+                first=first,
+                last=last,
+                selected=selected,
+                highlight=highlight,
+                tiny_below=settings.tiny_below,
             )
-        else:
-            st.info("This document has no text to chunk.")
+        )
+    else:
+        st.info("This document has no text to chunk.")
 
 if selected is not None:
     chunk = chunks[selected]
-    st.markdown(f"**{chunk.id}** · {view.chunk_label(chunk)}")
+    st.markdown(f"**Selected:** {view.chunk_label(chunk)}")
     flags = view.display_flags(chunk, settings.tiny_below)
     if flags:
         st.warning("Flags: " + ", ".join(flags))
