@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 import chunker
-from chunk_inspector import frame, peers, view
+from chunk_inspector import frame, peer_metrics, peers, view
 
 
 def _column_html(chunks: Sequence[chunker.Chunk], differs: set[int], tiny_below: int) -> str:
@@ -44,6 +44,19 @@ def _peer_html(pieces: Sequence[peers.PeerChunk], cap: int) -> str:
             f"<pre>{html.escape(preview)}</pre></div>"
         )
     return _CSS + "".join(cards)
+
+
+def _quality(text: str, pieces: Sequence[peers.PeerChunk], cap: int) -> str:
+    """The peers benchmark's defect counts for one column (0 is best everywhere)."""
+    m = peer_metrics.measure(text, pieces, chunker.get_tokenizer("cl100k_base").count, hard_cap=cap)
+    parts = [
+        ("over the cap", m.over_cap),
+        ("open fences", m.unbalanced_fence),
+        ("table pieces without header", m.headless_table),
+        ("heading only", m.heading_only),
+        (f"under {peer_metrics.SMALL_TOKENS} tokens", m.small),
+    ]
+    return " · ".join(f"{'✅' if n == 0 else '⚠'} {n} {what}" for what, n in parts)
 
 
 _CSS = """<style>
@@ -105,18 +118,22 @@ for column, label, chunks, differs, (target, cap) in (
             f"{stats['chunks']} chunks · {stats['total']:,} tokens · median {stats['median']} · "
             f"max {stats['max']} · {len(differs)} boundaries not in the other"
         )
+        st.caption(_quality(doc.text, peers.engine_chunks(chunks), cap))
         with st.container(height=640, border=True, key=f"cmp-{label}"):
             st.html(_column_html(chunks, differs, settings.tiny_below))
 if peer != "(none)":
     with columns[2]:
-        st.markdown(f"**{peer}: hard cap {settings.hard_cap}**")
+        info = peers.PEERS.get(peer)
+        st.markdown(f"**{info.label if info else peer}: hard cap {settings.hard_cap}**")
         try:
             with st.spinner(f"Running {peer}…"):
                 pieces = peers.run_peer(peer, doc.text, hard_cap=settings.hard_cap, target=settings.target)
         except chunker.ChunkerError as exc:
             st.error(str(exc))
         else:
-            st.caption(f"{len(pieces)} chunks · same tokenizer (cl100k_base) · as its docs recommend for Markdown")
+            recipe = info.recipe if info else "its Markdown recipe"
+            st.caption(f"{len(pieces)} chunks · same tokenizer (cl100k_base) · {recipe}")
+            st.caption(_quality(doc.text, pieces, settings.hard_cap))
             with st.container(height=640, border=True, key="cmp-peer"):
                 st.html(_peer_html(pieces, settings.hard_cap))
 elif not installed:
