@@ -49,8 +49,8 @@ def chunk_markdown(
     hard_cap: int = 1024,
     **options: Any,
 ) -> ChunkSet:
-    """Parse and chunk in one call: ``chunk(parse(text, name, tokenizer), target, hard_cap)``."""
+    """Parse and chunk in one call: ``chunk(parse(text, name, tokenizer), target, hard_cap, **options)``."""
     from chunker.pack import _check_limits
 
-    _check_limits(target, hard_cap)  # fail on bad limits before the parse
+    _check_limits(target, hard_cap, **options)  # fail on bad limits and options before the parse
     return chunk(parse(text, name=name, tokenizer=tokenizer), target=target, hard_cap=hard_cap, **options)

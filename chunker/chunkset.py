@@ -26,6 +26,14 @@ class Chunk:
     everything but the engine's additions (a re-opened code fence, a repeated table
     header, a closing fence) is a verbatim slice of the source. ``token_count`` is
     the exact count of ``markdown``.
+
+    ``clause`` is the number of the nearest numbered heading in the breadcrumb
+    (``"5.1.2"`` from ``5.1.2 Scope``). ``overlap_span`` is the char span of the
+    leading text shared with the previous chunk (option ``overlap``); it starts
+    where ``char_span`` starts. ``breadcrumb_line`` is the first line of
+    :meth:`contextualize` when it is not the whole breadcrumb (shortened to fit the
+    budget, flag ``breadcrumb_shortened``); ``context_tokens`` is the exact count of
+    :meth:`contextualize`, set when the chunk set was made with ``breadcrumb_in_budget``.
     """
 
     id: str
@@ -40,16 +48,24 @@ class Chunk:
     flags: list[str] = field(default_factory=list)
     added_prefix: str = ""
     added_suffix: str = ""
+    clause: str | None = None
+    overlap_span: Span | None = None
+    breadcrumb_line: str | None = None
+    context_tokens: int | None = None
 
     def __post_init__(self) -> None:
         if self.id != f"c{self.index + 1}":
             raise ValueError(f"chunk id {self.id!r} does not match index {self.index}")
         if self.token_count < 0:
             raise ValueError(f"negative token_count {self.token_count} on chunk {self.id}")
+        overlap = self.overlap_span
+        if overlap is not None and not (self.char_span[0] == overlap[0] < overlap[1] <= self.char_span[1]):
+            raise ValueError(f"overlap_span {overlap!r} of chunk {self.id} must start its char_span {self.char_span!r}")
 
     def contextualize(self) -> str:
         """What an embedder should see: the breadcrumb line, a blank line, the markdown."""
-        return f"{BREADCRUMB_SEPARATOR.join(self.breadcrumb)}\n\n{self.markdown}"
+        line = BREADCRUMB_SEPARATOR.join(self.breadcrumb) if self.breadcrumb_line is None else self.breadcrumb_line
+        return f"{line}\n\n{self.markdown}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -65,6 +81,10 @@ class Chunk:
             "flags": list(self.flags),
             "added_prefix": self.added_prefix,
             "added_suffix": self.added_suffix,
+            "clause": self.clause,
+            "overlap_span": None if self.overlap_span is None else list(self.overlap_span),
+            "breadcrumb_line": self.breadcrumb_line,
+            "context_tokens": self.context_tokens,
         }
 
     @classmethod
@@ -83,6 +103,10 @@ class Chunk:
                 flags=[str(x) for x in data.get("flags", [])],
                 added_prefix=data.get("added_prefix", ""),
                 added_suffix=data.get("added_suffix", ""),
+                clause=_optional_str(data.get("clause")),
+                overlap_span=None if data.get("overlap_span") is None else _span(data["overlap_span"]),
+                breadcrumb_line=_optional_str(data.get("breadcrumb_line")),
+                context_tokens=None if data.get("context_tokens") is None else int(data["context_tokens"]),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ChunkerError(f"malformed chunk {data.get('id', '?')!r}: {exc}") from exc
@@ -92,6 +116,10 @@ def _span(value: Any) -> Span:
     if not isinstance(value, list | tuple) or len(value) != 2:
         raise ValueError(f"a span is a two-element array, got {value!r}")
     return int(value[0]), int(value[1])
+
+
+def _optional_str(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 class ChunkSet(Sequence[Chunk]):

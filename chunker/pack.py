@@ -5,21 +5,31 @@ when a block must be cut. Steps: whole document; preamble; sections top down
 (a section that fits is one unit, one that does not is opened: heading and
 direct content packed greedily, then children whole or opened in turn);
 headings travel forward; one sibling-merge pass; exact token counts.
+Then the options of spec §6: small chunks merged up to ``min_tokens``, ``overlap``
+sentences carried forward within a section, the breadcrumb counted inside the cap
+(``breadcrumb_in_budget``), and clause numbers from numbered headings.
 """
 
 from __future__ import annotations
 
+import itertools
+import re
 from dataclasses import dataclass, field
 
 from chunker.chunkset import Chunk, ChunkSet
+from chunker.context import breadcrumb_line, nearest_clause
 from chunker.errors import ConfigError
 from chunker.hierarchy import outline
 from chunker.model import Block, Document, Section
-from chunker.split import Piece, cut_block
+from chunker.parse import unclosed_fence
+from chunker.split import Piece, cut_block, sentence_starts
 
 __all__ = ["MIN_HARD_CAP", "chunk"]
 
 MIN_HARD_CAP = 16  # room for a re-opened fence or a repeated header around real content
+# Text that would open a block (heading, quote, list item, table row, HTML, fence) at the
+# start of a chunk: an overlap never starts there, though it may inside a sentence of its source.
+_BLOCK_OPENER = re.compile(r"[#>|<]|[-+*](?:\s|\Z)|\d{1,9}[.)](?:\s|\Z)|[`~]{3}")
 ENGINE_VERSION = "0.1.0"
 
 
@@ -58,21 +68,42 @@ class _Draft:
         self.units.append(unit)
 
 
+@dataclass(slots=True)
+class _Final:
+    """A draft with its exact markdown, token count and (``breadcrumb_in_budget``) context count."""
+
+    draft: _Draft
+    markdown: str
+    tokens: int
+    context_tokens: int | None = None
+    line: str | None = None  # the breadcrumb line of contextualize(), when counted in the budget
+    shortened: bool = False
+
+
 def chunk(
     doc: Document,
     target: int = 512,
     hard_cap: int = 1024,
     *,
+    overlap: int = 0,
+    min_tokens: int = 0,
+    breadcrumb_in_budget: bool = False,
     repeat_table_header: bool = True,
     include_front_matter: bool = False,
 ) -> ChunkSet:
     """Pack a parsed document into chunks of at most ``hard_cap`` tokens.
 
+    ``overlap``: consecutive chunks of one section share up to that many tokens of
+    whole sentences (recorded as ``Chunk.overlap_span``). ``min_tokens``: a smaller
+    chunk joins a neighbour of its section when the result fits, else is flagged
+    ``tiny``. ``breadcrumb_in_budget``: the cap holds for ``contextualize()``.
+
     Raises :class:`~chunker.errors.ConfigError` when ``target < 1``,
-    ``hard_cap < target`` or ``hard_cap < MIN_HARD_CAP``.
+    ``hard_cap < target``, ``hard_cap < MIN_HARD_CAP``, or an option is out of range.
     """
-    _check_limits(target, hard_cap)
+    _check_limits(target, hard_cap, overlap=overlap, min_tokens=min_tokens, breadcrumb_in_budget=breadcrumb_in_budget)
     packer = _Packer(doc, target, hard_cap, repeat_table_header, include_front_matter)
+    packer.set_options(overlap, min_tokens, breadcrumb_in_budget)
     chunks = packer.run()
     config = {
         "target": target,
@@ -80,16 +111,29 @@ def chunk(
         "tokenizer": doc.tokenizer.name,
         "repeat_table_header": repeat_table_header,
         "include_front_matter": include_front_matter,
+        "overlap": overlap,
+        "min_tokens": min_tokens,
+        "breadcrumb_in_budget": breadcrumb_in_budget,
         "engine": ENGINE_VERSION,
     }
     return ChunkSet(chunks, doc.metadata(), config, outline(doc), doc.text)
 
 
-def _check_limits(target: object, hard_cap: object) -> None:
-    for name, value in (("target", target), ("hard_cap", hard_cap)):
+def _check_limits(
+    target: object,
+    hard_cap: object,
+    *,
+    overlap: object = 0,
+    min_tokens: object = 0,
+    breadcrumb_in_budget: object = False,
+    **_others: object,
+) -> None:
+    """Raise ConfigError naming the bad value; options other than these three are not checked here."""
+    for name, value in (("target", target), ("hard_cap", hard_cap), ("overlap", overlap), ("min_tokens", min_tokens)):
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{name} must be an int, got {value!r}")
     assert isinstance(target, int) and isinstance(hard_cap, int)
+    assert isinstance(overlap, int) and isinstance(min_tokens, int)
     if target < 1:
         raise ConfigError(f"target must be at least 1 token, got target={target}")
     if hard_cap < MIN_HARD_CAP:
@@ -99,6 +143,21 @@ def _check_limits(target: object, hard_cap: object) -> None:
         )
     if hard_cap < target:
         raise ConfigError(f"hard_cap ({hard_cap}) must be at least target ({target})")
+    if overlap < 0:
+        raise ConfigError(f"overlap must be 0 or more tokens, got overlap={overlap}")
+    if overlap * 2 >= hard_cap:
+        raise ConfigError(
+            f"overlap={overlap} must be less than half the hard cap ({hard_cap}): chunks would be mostly repeated text"
+        )
+    if not 0 <= min_tokens <= hard_cap:
+        raise ConfigError(f"min_tokens must be between 0 and hard_cap ({hard_cap}), got min_tokens={min_tokens}")
+    if not isinstance(breadcrumb_in_budget, bool):
+        raise ConfigError(f"breadcrumb_in_budget must be True or False, got {breadcrumb_in_budget!r}")
+    if breadcrumb_in_budget and hard_cap < 2 * MIN_HARD_CAP:
+        raise ConfigError(
+            f"hard_cap={hard_cap} is too small to hold the breadcrumb too: with breadcrumb_in_budget=True "
+            f"it must be at least {2 * MIN_HARD_CAP} (half for the breadcrumb line, half for the chunk)"
+        )
 
 
 class _Packer:
@@ -106,11 +165,38 @@ class _Packer:
         self.doc = doc
         self.blocks = doc.blocks
         self.target = target
-        self.cap = cap
+        self.hard_cap = cap
         self.repeat_header = repeat_header
         self.front_matter = front_matter and doc.front_matter_block is not None
         self.drafts: list[_Draft] = []
         self.acc = _Draft(())
+        self.overlap = 0
+        self.min_tokens = 0
+        self.in_budget = False  # breadcrumb_in_budget
+        self._lines: dict[tuple[str, ...], tuple[str, bool, int]] = {}
+
+    def set_options(self, overlap: int, min_tokens: int, breadcrumb_in_budget: bool) -> None:
+        """The options of spec §6 (all off by default): see :func:`chunk`."""
+        self.overlap, self.min_tokens, self.in_budget = overlap, min_tokens, breadcrumb_in_budget
+
+    # -- budgets -------------------------------------------------------------
+
+    @property
+    def cap(self) -> int:
+        """Tokens the markdown of the chunk being packed may take."""
+        return self.budget(self.acc.path)
+
+    def budget(self, path: tuple[str, ...]) -> int:
+        """The hard cap, less the breadcrumb line and blank line when they count (``breadcrumb_in_budget``)."""
+        return self.hard_cap - self.context(path)[2] if self.in_budget else self.hard_cap
+
+    def context(self, path: tuple[str, ...]) -> tuple[str, bool, int]:
+        """The breadcrumb line of ``path`` (shortened to half the cap), whether shortened, and its cost."""
+        found = self._lines.get(path)
+        if found is None:
+            line, shortened = breadcrumb_line(path, self.doc.tokenizer, self.hard_cap // 2)
+            found = self._lines[path] = (line, shortened, self.doc.tokenizer.count(line + "\n\n"))
+        return found
 
     # -- units ---------------------------------------------------------------
 
@@ -145,7 +231,7 @@ class _Packer:
         whole = root.tokens + (preamble[0].tokens + preamble[0].join if self.front_matter and self.blocks else 0)
         if self.front_matter and not self.blocks:
             whole = preamble[0].tokens
-        if whole <= self.cap:
+        if whole <= self.budget((name,)):
             draft = _Draft((name,), preamble=True)
             for unit in preamble:
                 draft.add(unit)
@@ -160,7 +246,7 @@ class _Packer:
             self._flush()
             for section in root.children:
                 path = (name, section.title)
-                if section.tokens <= self.cap:
+                if section.tokens <= self.budget(path):
                     draft = _Draft(path)
                     draft.add(self._section_unit(section))
                     self.drafts.append(draft)
@@ -217,13 +303,13 @@ class _Packer:
             self._flush()
             self.acc.add(unit)
             return
-        first_limit = self.target
+        first_limit = min(self.target, self.cap)
         if acc.only_headings:
             room = self.cap - acc.tokens - acc.units[-1].join
             if room < 1:
                 self._flush()  # headings alone fill the cap: nothing can travel with them
             else:
-                first_limit = min(self.target, room)
+                first_limit = min(first_limit, room)
         elif acc.units:
             self._flush()
         block = self.blocks[unit.first] if unit.first >= 0 else self.doc.front_matter_block
@@ -252,16 +338,16 @@ class _Packer:
 
     def _cut(self, block: Block, first_limit: int) -> list[Piece]:
         """Cut a block; if wrappers overflow a tiny target, fall back to bigger, then plain pieces."""
-        for limit in (self.target, self.cap):
+        cap = self.cap
+        target = min(self.target, cap)
+        for limit in (target, cap):
             pieces = cut_block(
-                self.doc, block, min(first_limit, limit), limit, repeat_table_header=self.repeat_header, cap=self.cap
+                self.doc, block, min(first_limit, limit), limit, repeat_table_header=self.repeat_header, cap=cap
             )
-            if all(p.tokens <= self.cap for p in pieces) and pieces[0].tokens <= max(first_limit, 1) + (
-                limit - self.target
-            ):
+            if all(p.tokens <= cap for p in pieces) and pieces[0].tokens <= max(first_limit, 1) + (limit - target):
                 return pieces
         plain = Block("text", block.char_span, block.byte_span, block.line_span, block.tokens, block.join_tokens)
-        return cut_block(self.doc, plain, first_limit, self.cap, cap=self.cap)
+        return cut_block(self.doc, plain, first_limit, cap, cap=cap)
 
     def _flush(self) -> None:
         if self.acc.units:
@@ -281,7 +367,8 @@ class _Packer:
                 and not prev.units[-1].continues
                 and prev.preamble == draft.preamble
                 and prev.group_parent == draft.group_parent
-                and prev.tokens + prev.units[-1].join + draft.tokens <= self.cap
+                and prev.tokens + prev.units[-1].join + draft.tokens
+                <= self.budget(prev.path if prev.path == draft.path else prev.group_parent)
             ):
                 prev.tokens += prev.units[-1].join + draft.tokens
                 prev.units.extend(draft.units)
@@ -292,17 +379,64 @@ class _Packer:
         return out
 
     def _finish(self, drafts: list[_Draft]) -> list[Chunk]:
-        count = self.doc.tokenizer.count
-        exact = self.doc.tokenizer.line_additive
-        final: list[tuple[_Draft, str, int]] = []
+        finals = self._exact(drafts)
+        if self.min_tokens:
+            finals = self._merge_small(finals)
+        chunks: list[Chunk] = []
+        for n, item in enumerate(finals):
+            shared = self._overlap_with(finals[n - 1], item) if self.overlap and n else None
+            chunks.append(self._chunk(n, item, shared))
+        return chunks
+
+    # -- exact counts --------------------------------------------------------
+
+    def _exact(self, drafts: list[_Draft]) -> list[_Final]:
+        additive = self.doc.tokenizer.line_additive
+        out: list[_Final] = []
         for draft in drafts:
-            markdown = self._markdown(draft.units)
-            tokens = draft.tokens if exact else count(markdown)
-            if tokens <= self.cap:
-                final.append((draft, markdown, tokens))
+            item = self._final(draft, draft.tokens if additive and self._summed_exactly(draft) else None)
+            if self._fits(item):
+                out.append(item)
             else:  # a tokenizer without exact sums overshot: re-pack these blocks by exact counts
-                final.extend(self._repair(draft))
-        return [self._chunk(n, draft, markdown, tokens) for n, (draft, markdown, tokens) in enumerate(final)]
+                out.extend(self._repair(draft))
+        return out
+
+    def _summed_exactly(self, draft: _Draft) -> bool:
+        """Whether the draft's summed count is exact: where two units meet, they meet at block edges.
+
+        A block's join counts the source from the block's end to the next block's
+        start; a piece that stops before its block's trailing spaces, or starts after
+        its leading indentation, leaves those uncounted.
+        """
+        for left, right in itertools.pairwise(draft.units):
+            if left.piece is not None and left.end != self._block(left).end:
+                return False
+            if right.piece is not None and right.start != self._block(right).start:
+                return False
+        return True
+
+    def _block(self, unit: _Unit) -> Block:
+        block = self.blocks[unit.first] if unit.first >= 0 else self.doc.front_matter_block
+        assert block is not None
+        return block
+
+    def _final(self, draft: _Draft, tokens: int | None = None) -> _Final:
+        """``draft`` with its markdown, counted (``tokens`` when the sum is already exact)."""
+        count = self.doc.tokenizer.count
+        markdown = self._markdown(draft.units)
+        item = _Final(draft, markdown, count(markdown) if tokens is None else tokens)
+        if self.in_budget:
+            item.line, item.shortened, cost = self.context(draft.path)
+            if self.doc.tokenizer.line_additive and markdown[:1] not in ("", "\n", "\r"):
+                # The line's last pre-token ends with its blank line, and a chunk starts a line with text
+                # (or indentation, then text): the two counts add up (README, "Token counts").
+                item.context_tokens = cost + item.tokens
+            else:
+                item.context_tokens = count(f"{item.line}\n\n{markdown}")
+        return item
+
+    def _fits(self, item: _Final) -> bool:
+        return item.tokens <= self.hard_cap and (item.context_tokens is None or item.context_tokens <= self.hard_cap)
 
     def _markdown(self, units: list[_Unit]) -> str:
         head, tail = units[0], units[-1]
@@ -310,33 +444,139 @@ class _Packer:
         suffix = tail.piece.suffix if tail.piece else ""
         return prefix + self.doc.text[head.start : tail.end] + suffix
 
-    def _repair(self, draft: _Draft) -> list[tuple[_Draft, str, int]]:
-        count = self.doc.tokenizer.count
+    def _repair(self, draft: _Draft) -> list[_Final]:
         atoms: list[_Unit] = []
         for unit in draft.units:
             if unit.piece is not None or unit.stop - unit.first <= 1:
                 atoms.append(unit)
             else:
                 atoms.extend(self._block_unit(i) for i in range(unit.first, unit.stop))
-        out: list[tuple[_Draft, str, int]] = []
+        out: list[_Final] = []
         current: list[_Unit] = []
+        fitted: _Final | None = None
         for atom in atoms:
-            if current and count(self._markdown([*current, atom])) > self.cap:
-                out.append(self._repaired(draft, current))
-                current = []
+            if current:
+                trial = self._final(_Draft(draft.path, draft.preamble, [*current, atom]))
+                if self._fits(trial):
+                    fitted = trial
+                else:
+                    out.append(self._squeezed(fitted or self._final(_Draft(draft.path, draft.preamble, current))))
+                    current, fitted = [], None
             current.append(atom)
         if current:
-            out.append(self._repaired(draft, current))
+            out.append(self._squeezed(fitted or self._final(_Draft(draft.path, draft.preamble, current))))
         return out
 
-    def _repaired(self, draft: _Draft, units: list[_Unit]) -> tuple[_Draft, str, int]:
-        markdown = self._markdown(units)
-        return _Draft(draft.path, draft.preamble, units), markdown, self.doc.tokenizer.count(markdown)
+    def _squeezed(self, item: _Final) -> _Final:
+        """Shorten the breadcrumb line of one chunk whose context a non-additive tokenizer made overshoot."""
+        if item.context_tokens is None or item.context_tokens <= self.hard_cap:
+            return item
+        count = self.doc.tokenizer.count
+        limit = self.context(item.draft.path)[2] - (item.context_tokens - self.hard_cap)
+        while limit > 0 and item.context_tokens > self.hard_cap:
+            item.line, _ = breadcrumb_line(item.draft.path, self.doc.tokenizer, limit)
+            item.shortened = True
+            item.context_tokens = count(f"{item.line}\n\n{item.markdown}")
+            limit -= 1
+        return item
 
-    def _chunk(self, index: int, draft: _Draft, markdown: str, tokens: int) -> Chunk:
+    # -- min_tokens: small chunks join a neighbour of their section --------------
+
+    def _merge_small(self, items: list[_Final]) -> list[_Final]:
+        """Join each chunk under ``min_tokens`` to the neighbour of its section giving the smaller result.
+
+        Repeated while the joined chunk is still small; a chunk that cannot join
+        (no such neighbour, or the result would exceed the cap) stays, flagged ``tiny``.
+        """
+        i = 0
+        while i < len(items):
+            if items[i].tokens >= self.min_tokens:
+                i += 1
+                continue
+            best: _Final | None = None
+            at = i
+            for first in (i - 1, i):
+                if first >= 0 and first + 1 < len(items):
+                    joined = self._joined(items[first], items[first + 1])
+                    if joined is not None and (best is None or joined.tokens < best.tokens):
+                        best, at = joined, first
+            if best is None:
+                i += 1
+                continue
+            items[at : at + 2] = [best]
+            i = at
+        return items
+
+    def _joined(self, a: _Final, b: _Final) -> _Final | None:
+        """``a`` and ``b`` as one chunk, if they are of the same section and the result fits."""
+        left, right = a.draft, b.draft
+        if left.path != right.path or left.preamble != right.preamble:
+            return None
+        if not _joinable(left.units[-1], right.units[0]):
+            return None
+        item = self._final(_Draft(left.path, left.preamble, [*left.units, *right.units]))
+        # Joined pieces can spell a fence line their parts did not (three pieces of "```").
+        return item if self._fits(item) and not unclosed_fence(item.markdown) else None
+
+    # -- overlap: whole sentences carried forward within a section ---------------
+
+    def _overlap_with(self, prev: _Final, item: _Final) -> tuple[tuple[int, int], _Final] | None:
+        """``item`` with the last whole sentences of ``prev`` put before it, and their span; or None.
+
+        Only between chunks of the same section (same breadcrumb) where ``prev`` ends
+        with paragraph text and ``item`` does not start a section (a heading) nor a
+        re-opened fence or repeated table header. The overlap is the longest run of
+        whole sentences at the end of ``prev`` within ``overlap`` tokens, shorter when
+        the chunk with it would exceed the cap, never all of ``prev``.
+        """
+        a, b = prev.draft, item.draft
+        if a.path != b.path or a.preamble != b.preamble:
+            return None
+        tail, head = a.units[-1], b.units[0]
+        if not (self._is_prose(tail) and self._starts_inside_section(head)):
+            return None
+        text, count = self.doc.text, self.doc.tokenizer.count
+        starts: list[int] = []  # latest first
+        for start in reversed(sentence_starts(text, tail.start, tail.end)):
+            if start <= a.units[0].start or count(text[start : tail.end]) > self.overlap:
+                break
+            if not _BLOCK_OPENER.match(text, start):
+                starts.append(start)
+        last = b.units[-1]
+        end, suffix = last.end, last.piece.suffix if last.piece else ""
+        for start in reversed(starts):  # the longest first
+            markdown = text[start:end] + suffix
+            candidate = _Final(b, markdown, count(markdown), line=item.line, shortened=item.shortened)
+            if item.line is not None:
+                candidate.context_tokens = count(f"{item.line}\n\n{markdown}")
+            if self._fits(candidate):
+                return (start, tail.end), candidate
+        return None
+
+    def _is_prose(self, unit: _Unit) -> bool:
+        """A paragraph, or a plain piece of one: text whose sentences can be shared."""
+        if unit.first < 0 or unit.stop - unit.first != 1 or self.blocks[unit.first].kind != "paragraph":
+            return False
+        piece = unit.piece
+        return piece is None or (piece.flag == "split_text" and not piece.prefix and not piece.suffix)
+
+    def _starts_inside_section(self, unit: _Unit) -> bool:
+        """Not a heading (a section boundary), the front matter, nor a piece with an added prefix."""
+        if unit.first < 0 or self.blocks[unit.first].kind == "heading":
+            return False
+        return unit.piece is None or not unit.piece.prefix
+
+    # -- output ----------------------------------------------------------------
+
+    def _chunk(self, index: int, item: _Final, shared: tuple[tuple[int, int], _Final] | None) -> Chunk:
         src = self.doc.source
+        draft = item.draft
         units = draft.units
-        span = (units[0].start, units[-1].end)
+        own_tokens = item.tokens
+        overlap_span = None
+        if shared is not None:
+            overlap_span, item = shared
+        span = (units[0].start if overlap_span is None else overlap_span[0], units[-1].end)
         headings: list[str] = []
         flags: set[str] = set()
         for unit in units:
@@ -354,13 +594,17 @@ class _Packer:
             headings.extend(b.title for b in self.blocks[max(unit.first, 0) : unit.stop] if b.kind == "heading")
         if all(u.heading_only for u in units):
             flags.add("heading_only")
+        if own_tokens < self.min_tokens:
+            flags.add("tiny")
+        if item.shortened:
+            flags.add("breadcrumb_shortened")
         head, tail = units[0], units[-1]
         return Chunk(
             id=f"c{index + 1}",
             index=index,
             breadcrumb=list(draft.path),
-            markdown=markdown,
-            token_count=tokens,
+            markdown=item.markdown,
+            token_count=item.tokens,
             byte_span=src.byte_span(span),
             char_span=span,
             line_span=src.line_span(span),
@@ -368,4 +612,28 @@ class _Packer:
             flags=sorted(flags),
             added_prefix=head.piece.prefix if head.piece else "",
             added_suffix=tail.piece.suffix if tail.piece else "",
+            clause=nearest_clause(draft.path[1:]),
+            overlap_span=overlap_span,
+            breadcrumb_line=item.line if item.shortened else None,
+            context_tokens=item.context_tokens,
         )
+
+
+def _joinable(left: _Unit, right: _Unit) -> bool:
+    """Whether a chunk ending with ``left`` and the next, starting with ``right``, make one valid chunk.
+
+    An added prefix must start its chunk and an added suffix end it, except between
+    two pieces of one cut block, where they fall away and the source reads on: a
+    closing fence and its re-opened fence, or a repeated table header.
+    """
+    lp, rp = left.piece, right.piece
+    if "unbalanced_fence" in (lp and lp.flag, rp and rp.flag):
+        return False
+    suffix, prefix = lp.suffix if lp else "", rp.prefix if rp else ""
+    if not suffix and not prefix:
+        return True
+    if lp is None or rp is None or left.first != right.first:
+        return False
+    if lp.flag == rp.flag == "split_code":
+        return bool(suffix and prefix)
+    return lp.flag == rp.flag == "split_table" and not suffix

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from chunker.model import Block, Document
 from chunker.parse import InnerNode, inner_structure, unclosed_fence
 
-__all__ = ["Piece", "cut_block"]
+__all__ = ["Piece", "cut_block", "sentence_starts"]
 
 _SENTENCE_END = re.compile(r"""(?:[.!?…]+["'”’)\]]*(?=\s)|[。！？]+)""")
 _ENDS_SENTENCE = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
 _WORD_GAP = re.compile(r"\s+")
+_NON_BLANK = re.compile(r"\S")
 _LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
 
 # Boundary strength after an atom: higher is a better place to cut.
@@ -403,6 +404,21 @@ class _Cutter:
                 atoms, first_limit, limit, self.plain("split_html"), self._descend_text("split_html", _SENTENCE)
             )
         return self.cut_text(span[0], span[1], first_limit, limit, flag, _LINE)
+
+
+def sentence_starts(text: str, start: int, end: int) -> list[int]:
+    """Offsets in ``text[start:end]`` where a sentence begins, in order.
+
+    The first non-blank character, then the first non-blank character after each
+    sentence end (the same sentence ends the cutter uses: ``.!?…`` before a space,
+    closing quotes and brackets included, and ``。！？``).
+    """
+    starts: list[int] = []
+    for cut in [start, *(start + m.end() for m in _SENTENCE_END.finditer(text[start:end]))]:
+        found = _NON_BLANK.search(text, cut, end)
+        if found is not None and (not starts or found.start() > starts[-1]):
+            starts.append(found.start())
+    return starts
 
 
 _FLAG_BY_KIND = {

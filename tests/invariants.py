@@ -26,11 +26,12 @@ def unclosed_fences(markdown: str) -> int:
 
 
 def check_chunk_set(doc: chunker.Document, chunks: chunker.ChunkSet, hard_cap: int) -> None:
-    """Assert every invariant of spec §3 and §5 on ``chunks`` made from ``doc``."""
+    """Assert every invariant of spec §3, §5 and the options of §6 on ``chunks`` made from ``doc``."""
     text = doc.text
     count = doc.tokenizer.count
     encoded_prefix = lambda n: len(text[:n].encode("utf-8", "surrogatepass"))  # noqa: E731
-    previous_end = -1
+    config = chunks.config
+    previous_start, previous_end = -1, -1
     covered: list[tuple[int, int]] = []
     for n, chunk in enumerate(chunks):
         where = f"chunk {chunk.id} of {doc.name}"
@@ -38,8 +39,26 @@ def check_chunk_set(doc: chunker.Document, chunks: chunker.ChunkSet, hard_cap: i
         assert chunk.token_count == count(chunk.markdown), f"{where}: token_count is not the exact count"
         assert chunk.token_count <= hard_cap, f"{where}: {chunk.token_count} tokens > hard cap {hard_cap}"
         start, end = chunk.char_span
-        assert previous_end <= start < end <= len(text), f"{where}: span {chunk.char_span} out of order"
-        previous_end = end
+        overlap = chunk.overlap_span
+        if overlap is None:
+            assert previous_end <= start < end <= len(text), f"{where}: span {chunk.char_span} out of order"
+        else:  # spans overlap exactly by overlap_span: the end of the previous chunk, within one section
+            assert previous_start < overlap[0] == start < overlap[1] == previous_end < end <= len(text), (
+                f"{where}: overlap_span {overlap} is not the end of the previous chunk"
+            )
+            assert count(text[overlap[0] : overlap[1]]) <= config["overlap"], f"{where}: overlap over its budget"
+            assert chunk.breadcrumb == chunks[n - 1].breadcrumb, f"{where}: overlap across sections"
+            own_start = overlap[1] + len(text[overlap[1] : end]) - len(text[overlap[1] : end].lstrip())
+            assert not any(b.kind == "heading" and start <= b.start <= own_start for b in doc.blocks), (
+                f"{where}: overlap across a heading"
+            )
+        previous_start, previous_end = start, end
+        if config.get("breadcrumb_in_budget"):
+            assert chunk.context_tokens == count(chunk.contextualize()) <= hard_cap, (
+                f"{where}: contextualize() has {count(chunk.contextualize())} tokens > hard cap {hard_cap}"
+            )
+        if chunk.token_count < config.get("min_tokens", 0):
+            assert "tiny" in chunk.flags, f"{where}: {chunk.token_count} tokens < min_tokens, not flagged tiny"
         assert chunk.markdown == chunk.added_prefix + text[start:end] + chunk.added_suffix, (
             f"{where}: markdown is not prefix + text[char_span] + suffix"
         )
@@ -47,7 +66,8 @@ def check_chunk_set(doc: chunker.Document, chunks: chunker.ChunkSet, hard_cap: i
         first_line = doc.source.line_index(start) + 1
         last_line = doc.source.line_index(end - 1) + 1
         assert chunk.line_span == (first_line, last_line), f"{where}: line_span"
-        assert text[start:end].strip(), f"{where}: a chunk of blank text"
+        # Blank as Markdown sees it (spaces, tabs, line breaks): "\x1f" or "\xa0" alone is content.
+        assert text[start:end].strip(" \t\r\n\f\v"), f"{where}: a chunk of blank text"
         assert chunk.breadcrumb and chunk.breadcrumb[0] == doc.name, f"{where}: breadcrumb"
         covered.append((start, end))
     # Nothing lost: every non-blank character outside the front matter is inside a chunk.

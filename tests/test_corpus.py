@@ -14,17 +14,19 @@ from tests.conftest import CORPUS, commonmark_examples, corpus_files, requires_c
 from tests.invariants import check_chunk_set
 
 SETTINGS = [(128, 256), (512, 1024)]
+OPTIONS = {"overlap": 50, "min_tokens": 50, "breadcrumb_in_budget": True}  # spec §6, all at once, at 256/512
 
 pytestmark = [pytest.mark.corpus, requires_corpus]
 
 
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: str(p.relative_to(CORPUS)))
 def test_real_document_meets_the_contract(path: Path) -> None:
-    """Cap, exact counts, exact spans, full coverage and balanced fences at two settings."""
+    """Cap, exact counts, exact spans, full coverage and balanced fences at two settings, and with the options."""
     text = path.read_bytes().decode("utf-8", errors="replace")
     doc = chunker.parse(text, name=path.name)
     for target, cap in SETTINGS:
         check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap), cap)
+    check_chunk_set(doc, chunker.chunk(doc, target=256, hard_cap=512, **OPTIONS), 512)
 
 
 def test_corpus_is_what_the_readme_says() -> None:

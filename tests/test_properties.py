@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -85,35 +87,41 @@ def documents(draw: st.DrawFn) -> str:
 
 
 @st.composite
-def limits(draw: st.DrawFn, smallest: int = chunker.MIN_HARD_CAP) -> tuple[int, int]:
+def limits(draw: st.DrawFn, smallest: int = chunker.MIN_HARD_CAP) -> tuple[int, int, dict[str, Any]]:
+    """target <= hard_cap, and the options of spec §6, each off or at a value its check accepts."""
     cap = draw(st.integers(smallest, 400))
     target = draw(st.integers(1, cap))
-    return target, cap
+    options = {
+        "overlap": draw(st.one_of(st.just(0), st.integers(1, (cap - 1) // 2))),
+        "min_tokens": draw(st.one_of(st.just(0), st.integers(1, cap))),
+        "breadcrumb_in_budget": cap >= 2 * chunker.MIN_HARD_CAP and draw(st.booleans()),
+    }
+    return target, cap, options
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(text=documents(), lim=limits())
-def test_generated_markdown_meets_the_contract(text: str, lim: tuple[int, int]) -> None:
+def test_generated_markdown_meets_the_contract(text: str, lim: tuple[int, int, dict[str, Any]]) -> None:
     """Cap on recount, exact ordered spans, every non-blank character once, balanced fences, no raise."""
-    target, cap = lim
+    target, cap, options = lim
     doc = chunker.parse(text, name="gen.md")
-    check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap), cap)
+    check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap, **options), cap)
 
 
 @settings(max_examples=150, deadline=None)
 @given(text=st.text(max_size=3000), lim=limits())
-def test_arbitrary_text_chunks_without_raising(text: str, lim: tuple[int, int]) -> None:
+def test_arbitrary_text_chunks_without_raising(text: str, lim: tuple[int, int, dict[str, Any]]) -> None:
     """Any str at all chunks, and the contract still holds."""
-    target, cap = lim
+    target, cap, options = lim
     doc = chunker.parse(text, name="any.md")
-    check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap), cap)
+    check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap, **options), cap)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 # 16 *characters* cannot hold a re-opened fence line and its close; 64 is about 16 tokens.
 @given(text=documents(), lim=limits(smallest=64))
-def test_contract_holds_with_a_plain_counting_callable(text: str, lim: tuple[int, int]) -> None:
+def test_contract_holds_with_a_plain_counting_callable(text: str, lim: tuple[int, int, dict[str, Any]]) -> None:
     """A character-counting callable (no exact sums) still gives exact, capped chunks."""
-    target, cap = lim
+    target, cap, options = lim
     doc = chunker.parse(text, name="gen.md", tokenizer=len)
-    check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap), cap)
+    check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap, **options), cap)
