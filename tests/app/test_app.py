@@ -190,3 +190,24 @@ def test_export_offers_json_that_the_engine_reads_back_and_reproducers(app: AppT
     assert "--target 256 --hard-cap 512" in command
     first = app.get("json")[0].proto.body
     assert json.loads(first)["id"] == "c1"
+
+
+def test_overlap_is_drawn_hatched_and_min_tokens_flags_tiny_chunks(app: AppTest) -> None:
+    """With overlap on, the text a chunk shares with the next is hatched in the source view; with a
+    minimum size, chunks the engine could not merge carry the tiny flag in the table."""
+    app.number_input(key="overlap").set_value(60).run()
+    app.number_input(key="min_tokens").set_value(120).run()
+    assert not app.exception
+    chunks = chunker.chunk_markdown(GUIDE, name="user_guide.md", target=256, hard_cap=512, overlap=60, min_tokens=120)
+    shared = [c for c in chunks if c.overlap_span]
+    assert shared, "the sample has sentences to share at this setting"
+    html = source_view(app)
+    assert 'class="ci-ov"' in html
+    assert f"hatched text is also in {shared[0].id}" in html
+    table = app.dataframe[1].value
+    tiny = [c.id for c in chunks if "tiny" in c.flags]
+    assert sorted(table[table["flags"].str.contains("tiny")]["id"]) == sorted(
+        c.id for c in chunks if c.token_count < 120
+    )
+    assert set(tiny) <= set(table[table["flags"].str.contains("tiny")]["id"])
+    assert metric(app, "Chunks") == str(len(chunks))
