@@ -24,4 +24,8 @@ page = st.navigation(
     position="top",
 )
 frame.sidebar()
-page.run()
+st.session_state.in_frame = True  # the page can tell it runs inside this frame (see frame.current)
+try:
+    page.run()
+finally:
+    st.session_state.in_frame = False

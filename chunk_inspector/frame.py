@@ -274,7 +274,16 @@ def sidebar() -> None:
 
 
 def current() -> Opened | None:
-    """The open document, or None after showing why there is none."""
+    """The open document, or None after showing why there is none.
+
+    A page normally runs inside app.py, after the frame. On the first run of a fresh server
+    whose first request is a page URL (a shared link to /compare), Streamlit still treats
+    ``pages/`` as an old-style page folder and runs the page alone; the page then draws the
+    frame itself, so the link works all the same.
+    """
+    if not st.session_state.get("in_frame"):
+        st.set_page_config(page_title="Chunk Inspector", page_icon="🧩", layout="wide")
+        sidebar()
     opened: Any = st.session_state.get("opened")
     if opened is None:
         st.error(st.session_state.get("open_error") or "No document is open.")

@@ -56,7 +56,7 @@ def _quality(text: str, pieces: Sequence[peers.PeerChunk], cap: int) -> str:
         ("heading only", m.heading_only),
         (f"under {peer_metrics.SMALL_TOKENS} tokens", m.small),
     ]
-    return " · ".join(f"{'✅' if n == 0 else '⚠'} {n} {what}" for what, n in parts)
+    return " · ".join(f"⚠ {n} {what}" if n else f"0 {what}" for what, n in parts)
 
 
 _CSS = """<style>

@@ -8,7 +8,7 @@ from pathlib import Path
 from playwright.sync_api import Locator, Page, expect
 
 import chunker
-from tests.browser.harness import metric, open_app
+from tests.browser.harness import metric, open_app, serve_app
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 
@@ -100,3 +100,12 @@ def test_download_json_and_read_it_back_with_the_engine(page: Page, app_url: str
     chunks = chunker.ChunkSet.from_json(data)
     assert data == engine("user_guide.md").to_json()
     assert len(chunks) == len(engine("user_guide.md"))
+
+
+def test_a_link_to_a_page_works_as_the_first_request_of_a_fresh_server(page: Page) -> None:
+    """A fresh server first treats pages/ as an old-style page folder: the page must still get the frame."""
+    with serve_app() as url:
+        open_app(page, url, "export?sample=CHANGELOG.md&hard_cap=1024")
+        expect(page.get_by_role("heading", name="Export · CHANGELOG.md")).to_be_visible()
+        chunks = engine("CHANGELOG.md", 256, 1024)
+        expect(page.get_by_text(f"{len(chunks)} chunks at target 256, hard cap 1024")).to_be_visible()
