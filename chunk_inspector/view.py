@@ -89,9 +89,10 @@ def display_flags(chunk: chunker.Chunk, tiny_below: int) -> list[str]:
 def chunk_label(chunk: chunker.Chunk) -> str:
     """One line a person can read: id, tokens, spans and breadcrumb."""
     (b0, b1), (c0, c1), (l0, l1) = chunk.byte_span, chunk.char_span, chunk.line_span
+    clause = f" · clause {chunk.clause}" if getattr(chunk, "clause", None) else ""
     return (
         f"{chunk.id} · {chunk.token_count} tokens · bytes {b0}–{b1} · chars {c0}–{c1} · "
-        f"lines {l0}–{l1} · {BREADCRUMB_SEPARATOR.join(chunk.breadcrumb)}"
+        f"lines {l0}–{l1} · {BREADCRUMB_SEPARATOR.join(chunk.breadcrumb)}{clause}"
     )
 
 
