@@ -161,15 +161,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _engine_options(ns: argparse.Namespace) -> dict[str, Any]:
     """The keyword options of ``chunker.chunk`` the flags set, passed straight through."""
-    options = {
+    return {
         "overlap": ns.overlap,
         "min_tokens": ns.min_tokens,
         "breadcrumb_in_budget": ns.breadcrumb_in_budget,
         "repeat_table_header": not ns.no_repeat_table_header,
         "include_front_matter": ns.include_front_matter,
     }
-    # TEMPORARY until the engine's issue-4 options land: leave out those at their defaults.
-    return {k: v for k, v in options.items() if k not in ("overlap", "min_tokens", "breadcrumb_in_budget") or v}
 
 
 def _chunk(ns: argparse.Namespace) -> int:

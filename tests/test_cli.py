@@ -450,3 +450,14 @@ def test_overlap_flag_in_a_directory_run_sets_overlap_spans(tmp_path: Path) -> N
     chunks = chunker.ChunkSet.from_json((out / "guide/install.md.json").read_text(encoding="utf-8"))
     assert chunks.config["overlap"] == 16
     assert any(c.overlap_span is not None for c in chunks)
+
+
+@requires_engine_options
+@pytest.mark.parametrize("flags", [["--overlap", "-1"], ["--min-tokens", "-3"], ["--overlap", "5000"]])
+def test_bad_engine_option_values_are_usage_errors_before_any_work(tmp_path: Path, flags: list[str]) -> None:
+    """The engine's ConfigError for a bad option value ends a directory run at once with status 2."""
+    src, out = make_tree(tmp_path / "docs", bad=False), tmp_path / "out"
+    result = cli(src, "-o", out, *flags)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and ("overlap" in result.stderr or "min_tokens" in result.stderr)
+    assert not out.exists()
