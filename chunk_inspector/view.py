@@ -89,7 +89,7 @@ def display_flags(chunk: chunker.Chunk, tiny_below: int) -> list[str]:
 def chunk_label(chunk: chunker.Chunk) -> str:
     """One line a person can read: id, tokens, spans and breadcrumb."""
     (b0, b1), (c0, c1), (l0, l1) = chunk.byte_span, chunk.char_span, chunk.line_span
-    clause = f" · clause {chunk.clause}" if getattr(chunk, "clause", None) else ""
+    clause = f" · clause {chunk.clause}" if chunk.clause else ""
     return (
         f"{chunk.id} · {chunk.token_count} tokens · bytes {b0}–{b1} · chars {c0}–{c1} · "
         f"lines {l0}–{l1} · {BREADCRUMB_SEPARATOR.join(chunk.breadcrumb)}{clause}"
@@ -333,9 +333,12 @@ def source_html(
             parts.append(f'<pre class="ci-gap">{_lines_html(text, cursor, start, line_of, [])}</pre>')
         marks: list[tuple[int, int, str]] = []
         following = chunks[i + 1] if i + 1 < len(chunks) else None
-        overlap = getattr(following, "overlap_span", None) if following is not None else None
+        overlap = following.overlap_span if following is not None else None
         if overlap:
             marks.append((max(overlap[0], start), min(overlap[1], end), "ci-ov"))
+        own_overlap = chunk.overlap_span
+        if i == first and own_overlap:  # the chunk it repeats is not drawn: hatch the repeat here
+            marks.append((own_overlap[0], own_overlap[1], "ci-ov"))
         if highlight and highlight[0] < end and highlight[1] > start:
             marks.append((max(highlight[0], start), min(highlight[1], end), "ci-hl"))
         bg, bd = PALETTE[i % len(PALETTE)]
