@@ -27,6 +27,7 @@ import streamlit  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 import chunker  # noqa: E402
+from benchmarks.engine import write_section  # noqa: E402
 from chunk_inspector.frame import SIZES  # noqa: E402
 from tests.browser.harness import IDLE, launch, metric, open_app, serve_app  # noqa: E402
 
@@ -37,7 +38,7 @@ _SHOWN = """(want) => {
     const box = [...document.querySelectorAll('[data-testid="stMetric"]')].find(m => m.innerText.startsWith('Chunks'));
     return box && box.querySelector('[data-testid="stMetricValue"]').innerText.trim() === want;
 }"""
-START, END = "<!-- app-slider:start -->", "<!-- app-slider:end -->"
+START = "<!-- app-slider:start -->"
 
 
 def main() -> None:
@@ -109,18 +110,13 @@ def main() -> None:
     )
     print(table)
     if args.write:
-        doc = args.write.read_text(encoding="utf-8")
-        block = f"{START}\n{table}\n{END}"
-        if START in doc:
-            head, rest = doc.split(START, 1)
-            doc = head + block + rest.split(END, 1)[1]
-        else:
-            doc = doc.rstrip("\n") + (
-                "\n\n## The app: a slider move in the browser\n\n"
-                "Command: `make bench-app` (that is, `.venv/bin/python benchmarks/app_slider.py "
-                "--write docs/BENCHMARKS.md`).\n\n" + block + "\n"
-            )
-        args.write.write_text(doc, encoding="utf-8")
+        if START not in (args.write.read_text(encoding="utf-8") if args.write.exists() else ""):
+            with args.write.open("a", encoding="utf-8") as out:
+                out.write(
+                    "\n## The app: a slider move in the browser\n\nCommand: `make bench-app` (that is, "
+                    "`.venv/bin/python benchmarks/app_slider.py --write docs/BENCHMARKS.md`).\n"
+                )
+        write_section(args.write, "app-slider", table)
 
 
 if __name__ == "__main__":
