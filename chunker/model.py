@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from chunker.errors import ChunkerError
@@ -154,14 +154,17 @@ class Document:
     token_count: int
     front_matter: dict[str, Any] | None = None
     front_matter_block: Block | None = None
+    # The parser's SourceMap of ``text``, reused instead of built again.
+    prepared_source: InitVar[SourceMap | None] = None
     source: SourceMap = field(init=False, repr=False)
     _cumulative: list[int] = field(init=False, repr=False)
     # Limit-independent work done while cutting (inner block structure, counts of
     # lines and sentences), kept so that re-chunking with new limits reuses it.
     memo: dict[Any, Any] = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "source", SourceMap(self.text))
+    def __post_init__(self, prepared_source: SourceMap | None) -> None:
+        source = prepared_source if prepared_source is not None and prepared_source.text is self.text else None
+        object.__setattr__(self, "source", source or SourceMap(self.text))
         object.__setattr__(self, "memo", {})
         object.__setattr__(self, "_cumulative", cumulative_tokens(self.blocks))
 

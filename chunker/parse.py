@@ -4,6 +4,12 @@ Only block structure is parsed for the whole document (inline parsing is what
 makes a full markdown-it parse slow); heading titles alone get an inline parse.
 Lines that markdown-it consumes without a token (link reference definitions)
 become ``text`` blocks, so no source line is ever dropped.
+
+markdown-it-py is the parser of record. The top-level blocks come from the compiled
+fast path in :mod:`chunker.fastparse` when it is installed and can promise the same
+answer (proven equal by ``tests/test_fastpath.py``); ``CHUNKER_PARSER=markdown-it``
+forces markdown-it-py. Token counting starts before the parse (:class:`TextCounts`),
+so that encoding the text overlaps finding its blocks.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,9 +25,10 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from chunker import fastparse
 from chunker.model import Block, Document, Section, cumulative_tokens, region_tokens
-from chunker.spans import SourceMap
-from chunker.tokens import Tokenizer, get_tokenizer
+from chunker.spans import SourceMap, line_bounds
+from chunker.tokens import TextCounts, get_tokenizer
 
 __all__ = ["InnerNode", "inner_structure", "parse"]
 
@@ -36,16 +44,29 @@ _KIND_BY_TOKEN = {
     "html_block": "html",
     "hr": "hr",
 }
-_BLANK = re.compile(r"[ \t\f\v]*\Z")
+_NON_BLANK = re.compile(r"[^ \t\f\v\r\n]")
 _WHITESPACE = re.compile(r"\s+")
 _FRONT_MATTER_FENCES = {"---": ("---", "..."), "+++": ("+++",)}
 
 
 @functools.cache
 def _block_parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"maxNesting": 100}).enable(["table", "strikethrough"])
+    md = MarkdownIt("commonmark", {"maxNesting": fastparse.MAX_NESTING}).enable(["table", "strikethrough"])
     md.disable("inline")  # chunking needs block structure only
     return md
+
+
+def _block_tokens(text: str) -> list[Token]:
+    """markdown-it-py's block tokens of ``text``.
+
+    A text that does not end with a line break gets one: markdown-it-py 4.3 raises
+    IndexError on an unclosed HTML block in a list item in a blockquote whose last line
+    has no break (``"> - <?php\\n>"``). The break adds no line, so no map changes.
+    """
+    if text and not text.endswith(("\n", "\r")):
+        text += "\n"
+    tokens: list[Token] = _block_parser().parse(text)
+    return tokens
 
 
 @functools.cache
@@ -63,23 +84,26 @@ def parse(text: str, name: str = "document.md", tokenizer: Any = None) -> Docume
     counter = get_tokenizer(tokenizer)
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
+    counts = counter.text_counts(text)  # first: the encoding may run while the blocks are found
     source = SourceMap(text)
     front_matter, fm_lines = _front_matter(text, source)
     ranges = _block_ranges(text, source, fm_lines)
-    blocks = _count(text, source, counter, ranges)
+    blocks = _count(text, source, counts, ranges)
+    token_count = counts.total([(b.tokens, b.join_tokens) for b in blocks], blocks[0].start if blocks else 0)
     fm_block = None
     if fm_lines:
         fm_block, blocks = blocks[0], blocks[1:]
-    root = _build_tree(name, blocks, source)
+    root = _build_tree(name, blocks)
     return Document(
         name=name,
         text=text,
         tokenizer=counter,
         blocks=tuple(blocks),
         root=root,
-        token_count=_document_tokens(text, counter, ([fm_block] if fm_block else []) + blocks),
+        token_count=token_count,
         front_matter=front_matter,
         front_matter_block=fm_block,
+        prepared_source=source,
     )
 
 
@@ -132,7 +156,44 @@ def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:
     body = text
     if fm_lines:  # keep line numbers: the front matter lines become empty lines
         body = "\n" * fm_lines + text[source.line_starts[fm_lines] :] if fm_lines < source.line_count else ""
-    tokens = _block_parser().parse(body)
+    found = _fast_ranges(body, None if fm_lines else source.line_starts)
+    if found is None:
+        found = _markdown_it_ranges(body)
+
+    def blank(line: int) -> bool:
+        return _NON_BLANK.search(text, source.line_starts[line], source.line_end(line)) is None
+
+    ranges: list[_Range] = []
+    if fm_lines:
+        ranges.append(_Range("front_matter", 0, fm_lines))
+    cursor = fm_lines
+    for rng in found:
+        first = max(rng.first, cursor)  # defensive: never overlap the previous block
+        ranges.extend(_gap_blocks(blank, cursor, first))
+        stop = rng.stop
+        while stop > first and blank(stop - 1):
+            stop -= 1
+        if stop > first:
+            ranges.append(_Range(rng.kind, first, stop, rng.level, rng.title, rng.info))
+        cursor = max(cursor, rng.stop)
+    ranges.extend(_gap_blocks(blank, cursor, source.line_count))
+    return ranges
+
+
+def _fast_ranges(body: str, line_starts: list[int] | None) -> list[_Range] | None:
+    """Top-level blocks from the compiled parser, or ``None`` where it cannot promise markdown-it-py's."""
+    raw = fastparse.top_level_blocks(body, line_starts)
+    if raw is None:
+        return None
+    return [
+        _Range(kind, first, stop, level, plain_text(title) if kind == "heading" else "", info)
+        for kind, first, stop, level, title, info in raw
+    ]
+
+
+def _markdown_it_ranges(body: str) -> list[_Range]:
+    """Top-level blocks from markdown-it-py, the parser of record, untrimmed."""
+    tokens = _block_tokens(body)
     found: list[_Range] = []
     i = 0
     while i < len(tokens):
@@ -150,22 +211,7 @@ def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:
             info = token.info.strip()
         found.append(_Range(kind, first, stop, level, title, info))
         i = _skip_block(tokens, i)
-    blank = [bool(_BLANK.match(text, source.line_starts[n], source.line_end(n))) for n in range(source.line_count)]
-    ranges: list[_Range] = []
-    if fm_lines:
-        ranges.append(_Range("front_matter", 0, fm_lines))
-    cursor = fm_lines
-    for rng in found:
-        first = max(rng.first, cursor)  # defensive: never overlap the previous block
-        ranges.extend(_gap_blocks(blank, cursor, first))
-        stop = rng.stop
-        while stop > first and blank[stop - 1]:
-            stop -= 1
-        if stop > first:
-            ranges.append(_Range(rng.kind, first, stop, rng.level, rng.title, rng.info))
-        cursor = max(cursor, rng.stop)
-    ranges.extend(_gap_blocks(blank, cursor, source.line_count))
-    return ranges
+    return found
 
 
 def _skip_block(tokens: list[Token], i: int) -> int:
@@ -181,51 +227,44 @@ def _skip_block(tokens: list[Token], i: int) -> int:
     return i
 
 
-def _gap_blocks(blank: list[bool], first: int, stop: int) -> list[_Range]:
+def _gap_blocks(blank: Callable[[int], bool], first: int, stop: int) -> list[_Range]:
     """Non-blank lines that no markdown-it token covers (e.g. link reference definitions)."""
     out: list[_Range] = []
     line = first
     while line < stop:
-        if blank[line]:
+        if blank(line):
             line += 1
             continue
         start = line
-        while line < stop and not blank[line]:
+        while line < stop and not blank(line):
             line += 1
         out.append(_Range("text", start, line))
     return out
 
 
-def _count(text: str, source: SourceMap, counter: Tokenizer, ranges: list[_Range]) -> list[Block]:
+def _count(text: str, source: SourceMap, counts: TextCounts, ranges: list[_Range]) -> list[Block]:
     spans = [source.lines_to_chars(rng.first, rng.stop) for rng in ranges]
-    blocks = []
-    for n, (rng, span) in enumerate(zip(ranges, spans, strict=True)):
-        piece = text[span[0] : span[1]]
-        following = spans[n + 1][0] if n + 1 < len(spans) else len(text)
-        blocks.append(
-            Block(
-                kind=rng.kind,
-                char_span=span,
-                byte_span=source.byte_span(span),
-                line_span=(rng.first + 1, rng.stop),
-                tokens=counter.count(piece),
-                join_tokens=counter.join_cost(piece, text[span[1] : following]),
-                level=rng.level,
-                title=rng.title,
-                info=rng.info,
-            )
+    edges = source.byte_offsets([edge for span in spans for edge in span])
+    byte_spans = list(zip(edges[::2], edges[1::2], strict=True))
+    return [
+        Block(
+            kind=rng.kind,
+            char_span=span,
+            byte_span=byte_span,
+            line_span=(rng.first + 1, rng.stop),
+            tokens=tokens,
+            join_tokens=join_tokens,
+            level=rng.level,
+            title=rng.title,
+            info=rng.info,
         )
-    return blocks
+        for rng, span, byte_span, (tokens, join_tokens) in zip(
+            ranges, spans, byte_spans, counts.blocks(spans, byte_spans), strict=True
+        )
+    ]
 
 
-def _document_tokens(text: str, counter: Tokenizer, blocks: list[Block]) -> int:
-    if not counter.line_additive or not blocks:
-        return counter.count(text)
-    leading = counter.count(text[: blocks[0].start])
-    return leading + sum(block.tokens + block.join_tokens for block in blocks)
-
-
-def _build_tree(name: str, blocks: list[Block], source: SourceMap) -> Section:
+def _build_tree(name: str, blocks: list[Block]) -> Section:
     """Nest sections by heading level; a skipped level nests under the nearest shallower heading."""
     # Each open frame: [level, title, first, direct_end or None, children]
     stack: list[list[Any]] = [[0, name, 0, None, []]]
@@ -236,7 +275,12 @@ def _build_tree(name: str, blocks: list[Block], source: SourceMap) -> Section:
         if direct_end is None:
             direct_end = end
         heading = blocks[first] if level else None
-        span = (blocks[first].start, blocks[end - 1].end) if end > first else (0, 0)
+        if end > first:  # the spans of a run of blocks: from its first block's start to its last block's end
+            head, last = blocks[first], blocks[end - 1]
+            span, byte_span = (head.start, last.end), (head.byte_span[0], last.byte_span[1])
+            line_span = (head.line_span[0], last.line_span[1])
+        else:
+            span, byte_span, line_span = (0, 0), (0, 0), (1, 1)
         own = region_tokens(cumulative, blocks, first, direct_end)
         return Section(
             level=level,
@@ -248,8 +292,8 @@ def _build_tree(name: str, blocks: list[Block], source: SourceMap) -> Section:
             direct_end=direct_end,
             end=end,
             char_span=span,
-            byte_span=source.byte_span(span),
-            line_span=source.line_span(span) if end > first else (1, 1),
+            byte_span=byte_span,
+            line_span=line_span,
             own_tokens=own,
             tokens=region_tokens(cumulative, blocks, first, end),
         )
@@ -269,10 +313,23 @@ def _build_tree(name: str, blocks: list[Block], source: SourceMap) -> Section:
     return close(stack[0], len(blocks))
 
 
+# Characters that start an inline rule of markdown-it-py's commonmark preset (escape,
+# code, emphasis, strikethrough, link, image, autolink, HTML, entity, line break) or that
+# its normalisation rewrites (NUL, CR). Without any of them a fragment is one text token.
+_INLINE_MARKUP = re.compile(r"[\\`*_~\[\]!<&\n\r\x00]")
+
+
 def plain_text(inline_source: str) -> str:
     """Plain text of an inline Markdown fragment: ``Use **bold** here`` -> ``Use bold here``."""
     if not inline_source.strip():
         return ""
+    if _INLINE_MARKUP.search(inline_source) is None:  # most titles: no inline parse needed
+        return _WHITESPACE.sub(" ", inline_source).strip()
+    return _parsed_plain_text(inline_source)
+
+
+def _parsed_plain_text(inline_source: str) -> str:
+    """:func:`plain_text` through markdown-it-py's inline parse (tests compare the shortcut with it)."""
     parts: list[str] = []
     for token in _inline_parser().parseInline(inline_source):
         _collect_text(token.children or [], parts)
@@ -293,7 +350,10 @@ def _collect_text(tokens: list[Token], parts: list[str]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class InnerNode:
-    """A block nested inside a top-level block, as 0-based line range ``[first, stop)``."""
+    """A block nested inside a top-level block, as 0-based line range ``[first, stop)``.
+
+    ``stop`` follows its last non-blank line.
+    """
 
     kind: str
     first: int
@@ -316,11 +376,38 @@ def inner_structure(text: str, first_line: int) -> list[InnerNode]:
     """Block structure inside one top-level block, whose text starts at line ``first_line``.
 
     A top-level block parses the same on its own, so only its slice is re-parsed,
-    and only when it must be cut. Line numbers are document lines.
+    and only when it must be cut. Line numbers are document lines; a node's range
+    ends at its last non-blank line (markdown-it-py counts blank lines after a list
+    item into it, markdown-it.rs does not: trimmed, both paths agree).
     """
-    tokens = _block_parser().parse(text)
-    nodes, _ = _inner_nodes(tokens, 0, 0, first_line)
+    starts, ends = line_bounds(text)
+
+    def stop_of(first: int, stop: int) -> int:
+        stop = min(stop, len(starts))
+        while stop > first and _NON_BLANK.search(text, starts[stop - 1], ends[stop - 1]) is None:
+            stop -= 1
+        return stop
+
+    raw = fastparse.inner_blocks(text)
+    if raw is not None:
+        return _from_raw(raw, first_line, stop_of)
+    tokens = _block_tokens(text)
+    nodes, _ = _inner_nodes(tokens, 0, 0, first_line, stop_of)
     return nodes
+
+
+def _from_raw(raw: list[fastparse.RawInner], offset: int, stop_of: Callable[[int, int], int]) -> list[InnerNode]:
+    return [
+        InnerNode(
+            kind,
+            first + offset,
+            stop_of(first, stop) + offset,
+            tuple(_from_raw(list(kids), offset, stop_of)),
+            info,
+            fence,
+        )
+        for kind, first, stop, kids, info, fence in raw
+    ]
 
 
 _FENCE_LIKE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,})", re.MULTILINE)
@@ -336,7 +423,7 @@ def unclosed_fence(markdown: str) -> str:
     if _FENCE_LIKE.search(markdown) is None:  # the common case, without a parse
         return ""
     lines = markdown.splitlines()
-    for token in _block_parser().parse(markdown):
+    for token in _block_tokens(markdown):
         if token.type != "fence" or token.map is None:
             continue
         first, stop = token.map
@@ -347,7 +434,9 @@ def unclosed_fence(markdown: str) -> str:
     return ""
 
 
-def _inner_nodes(tokens: list[Token], i: int, level: int, offset: int) -> tuple[list[InnerNode], int]:
+def _inner_nodes(
+    tokens: list[Token], i: int, level: int, offset: int, stop_of: Callable[[int, int], int]
+) -> tuple[list[InnerNode], int]:
     nodes: list[InnerNode] = []
     while i < len(tokens):
         token = tokens[i]
@@ -358,7 +447,7 @@ def _inner_nodes(tokens: list[Token], i: int, level: int, offset: int) -> tuple[
             continue
         kind = _INNER_KIND.get(token.type)
         if token.nesting == 1:
-            children, i = _inner_nodes(tokens, i + 1, level + 1, offset)
+            children, i = _inner_nodes(tokens, i + 1, level + 1, offset, stop_of)
             i += 1  # the closing token
         else:
             children = []
@@ -370,7 +459,7 @@ def _inner_nodes(tokens: list[Token], i: int, level: int, offset: int) -> tuple[
             InnerNode(
                 kind=kind,
                 first=token.map[0] + offset,
-                stop=token.map[1] + offset,
+                stop=stop_of(token.map[0], token.map[1]) + offset,
                 children=tuple(children),
                 info=token.info.strip() if token.type == "fence" else "",
                 fence=token.markup if token.type == "fence" else "",

@@ -9,17 +9,53 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate
+from operator import add
 
-__all__ = ["SourceMap", "Span"]
+__all__ = ["SourceMap", "Span", "line_bounds"]
 
 Span = tuple[int, int]
 
 _LINE_END = re.compile(r"\r\n?|\n")
+_LINE_END_BYTES = re.compile(rb"\r\n?|\n")
 _STRIDE = 512  # characters between byte-offset checkpoints in non-ASCII text
 
 
 def _utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
+
+
+def line_bounds(text: str | bytes) -> tuple[list[int], list[int]]:
+    """Start offsets of the lines of ``text`` and where each line's content ends (before its break).
+
+    A final line break ends the last line: no empty line follows it. The empty text has
+    one empty line. For ``bytes``, byte offsets.
+    """
+    starts: list[int]
+    ends: list[int]
+    lines: list[str] | list[bytes] | None
+    if isinstance(text, str):
+        lines = None if "\r" in text else text.split("\n")
+    else:
+        lines = None if b"\r" in text else text.split(b"\n")
+    if lines is not None:
+        # Linear in C: the lengths of the lines, summed (str.split is far faster than a regex).
+        summed = list(accumulate(map(len, lines)))
+        starts = [0, *map(add, summed[:-1], range(1, len(lines)))]
+        ends = list(map(add, summed, range(len(lines))))
+    else:
+        breaks = (
+            [m.span() for m in _LINE_END.finditer(text)]
+            if isinstance(text, str)
+            else [m.span() for m in _LINE_END_BYTES.finditer(text)]
+        )
+        starts = [0, *(end for _, end in breaks)]
+        ends = [*(start for start, _ in breaks), len(text)]
+    if starts[-1] == len(text) and len(starts) > 1:
+        starts.pop()  # a final line break ends the last line; no empty line after it
+        ends.pop()
+    return starts, ends
 
 
 class SourceMap:
@@ -29,15 +65,7 @@ class SourceMap:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts = [0]
-        ends = []
-        for match in _LINE_END.finditer(text):
-            ends.append(match.start())
-            starts.append(match.end())
-        if starts[-1] == len(text) and len(starts) > 1:
-            starts.pop()  # a final line break ends the last line; no empty line after it
-        else:
-            ends.append(len(text))
+        starts, ends = line_bounds(text)
         self.line_starts: list[int] = starts
         self._content_ends: list[int] = ends
         if text.isascii():
@@ -67,6 +95,17 @@ class SourceMap:
             return offset
         mark = offset // _STRIDE
         return self._byte_marks[mark] + _utf8_len(self.text[mark * _STRIDE : offset])
+
+    def byte_offsets(self, offsets: Sequence[int]) -> list[int]:
+        """UTF-8 byte offsets of non-decreasing char ``offsets``, encoding each character at most once."""
+        if self._byte_marks is None:
+            return list(offsets)
+        text, out, previous, total = self.text, [], 0, 0
+        for offset in offsets:
+            total += _utf8_len(text[previous:offset])
+            previous = offset
+            out.append(total)
+        return out
 
     def lines_to_chars(self, first: int, stop: int) -> Span:
         """Char span of 0-based lines ``first`` to ``stop`` (exclusive), without the last break."""

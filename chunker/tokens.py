@@ -14,14 +14,18 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import unicodedata
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from chunker.errors import TokenizerError
 
-__all__ = ["DEFAULT_TOKENIZER", "HF_PREFIX", "Tokenizer", "get_tokenizer"]
+__all__ = ["DEFAULT_TOKENIZER", "HF_PREFIX", "TextCounts", "Tokenizer", "get_tokenizer"]
 
 DEFAULT_TOKENIZER = "cl100k_base"
 HF_PREFIX = "hf:"  # names a Hugging Face tokenizer.json: "hf:" + the path as the caller gave it
@@ -67,6 +71,10 @@ class Tokenizer:
             return self.count(line + gap) - self.count(line)
         return _join_cost(self.count, _pretoken_tail(left), gap)
 
+    def text_counts(self, text: str) -> TextCounts:
+        """Start counting ``text`` and its blocks; see :class:`TextCounts`."""
+        return TextCounts(self, text)
+
     def fit_prefix(self, text: str, max_tokens: int) -> int:
         """Length in characters of the longest prefix of ``text`` within ``max_tokens``.
 
@@ -96,6 +104,129 @@ class Tokenizer:
         return lo
 
 
+# Below this many characters the whole-text encoding runs inline: a thread hand-off
+# costs more than it overlaps.
+_BACKGROUND_MIN_CHARS = 32_768
+_executor: tuple[int, ThreadPoolExecutor] | None = None
+_executor_lock = threading.Lock()
+
+
+def _background() -> ThreadPoolExecutor:
+    """One worker thread for whole-text encodings, made again in a forked child (threads do not survive fork)."""
+    global _executor
+    with _executor_lock:
+        if _executor is None or _executor[0] != os.getpid():
+            _executor = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="chunker-count"))
+        return _executor[1]
+
+
+@functools.cache
+def _token_lengths(encoding: Any) -> list[int] | None:
+    """UTF-8 length of every ordinary token of a tiktoken encoding, by token id."""
+    ranks = getattr(encoding, "_mergeable_ranks", None)
+    if not isinstance(ranks, dict):
+        return None
+    lengths = [0] * (max(ranks.values(), default=-1) + 1)
+    for token, rank in ranks.items():
+        lengths[rank] = len(token)
+    return lengths
+
+
+class TextCounts:
+    """Exact token counts of one text and of its blocks, counting each byte once where it can.
+
+    Blocks are line-aligned: each starts a line that is not blank. With a line-additive
+    tiktoken encoding (see module notes) the whole text is encoded once, in a background
+    thread for a large text (tiktoken releases the GIL, so the encoding overlaps the parse
+    that finds the blocks), and a block's count is read off that encoding: the tokens from
+    its start to the start of its last pre-token (the only one that the line break after
+    the block can merge with) plus the count of that last pre-token alone. Where the whole
+    text cannot be encoded (lone surrogates), or a block's edges do not fall on token
+    boundaries of the whole, the block is counted on its own. Other tokenizers count each
+    block on its own. Every figure is exact either way.
+    """
+
+    __slots__ = ("_future", "_offsets", "_resolved", "_text", "_tokenizer")
+
+    def __init__(self, tokenizer: Tokenizer, text: str) -> None:
+        self._tokenizer = tokenizer
+        self._text = text
+        self._offsets: list[int] | None = None
+        self._resolved = False
+        self._future: Future[list[int]] | None = None
+        lengths = _token_lengths(tokenizer._encoding) if tokenizer.line_additive and tokenizer._encoding else None
+        if lengths is None or not _encodable(text):
+            self._resolved = True
+        elif len(text) >= _BACKGROUND_MIN_CHARS:
+            self._future = _background().submit(tokenizer._encoding.encode_ordinary, text)
+
+    def _token_offsets(self) -> list[int] | None:
+        """UTF-8 offset of every token of the whole text, then the text's length in bytes."""
+        if self._resolved:
+            return self._offsets
+        self._resolved = True
+        encoding = self._tokenizer._encoding
+        ids = self._future.result() if self._future is not None else encoding.encode_ordinary(self._text)
+        self._future = None
+        lengths = _token_lengths(encoding)
+        assert lengths is not None  # only then is there anything to resolve
+        self._offsets = list(accumulate(map(lengths.__getitem__, ids), initial=0))
+        return self._offsets
+
+    def blocks(self, spans: Sequence[tuple[int, int]], byte_spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``(tokens, join_tokens)`` of each block ``text[span]``, blocks in document order.
+
+        ``tokens`` counts the block's text; ``join_tokens`` what the text between it and the
+        next block (or the end) adds when appended to it (:meth:`Tokenizer.join_cost`).
+        """
+        text, tokenizer = self._text, self._tokenizer
+        count = tokenizer.count
+        offsets = self._token_offsets()
+        out: list[tuple[int, int]] = []
+        lo = 0
+        for n, (start, end) in enumerate(spans):
+            following = spans[n + 1][0] if n + 1 < len(spans) else len(text)
+            piece = text[start:end]
+            if not tokenizer.line_additive:
+                out.append((count(piece), tokenizer.join_cost(piece, text[end:following])))
+                continue
+            tail = _pretoken_tail(piece)
+            join = _join_cost(count, tail, text[end:following]) if following > end else 0
+            tokens = -1
+            if offsets is not None:
+                first_byte, end_byte = byte_spans[n]
+                tail_byte = end_byte - (len(tail.encode("utf-8")) if tail else 0)
+                i = bisect_left(offsets, first_byte, lo)
+                if i < len(offsets) and offsets[i] == first_byte:
+                    j = bisect_left(offsets, tail_byte, i)
+                    if j < len(offsets) and offsets[j] == tail_byte:
+                        tokens = j - i + (_count_short(count, tail) if tail else 0)
+                        lo = j
+            out.append((tokens if tokens >= 0 else count(piece), join))
+        return out
+
+    def total(self, blocks: Sequence[tuple[int, int]], first_start: int) -> int:
+        """Tokens of the whole text, given :meth:`blocks` of its blocks and where the first starts."""
+        offsets = self._token_offsets()
+        if offsets is not None:
+            return len(offsets) - 1
+        if not self._tokenizer.line_additive or not blocks:
+            return self._tokenizer.count(self._text)
+        return self._tokenizer.count(self._text[:first_start]) + sum(tokens + join for tokens, join in blocks)
+
+
+def _encodable(text: str) -> bool:
+    """False for a text with lone surrogates: tiktoken would count it with U+FFFD in their place,
+    the engine counts what would be written (see ``count``), so its blocks are counted one by one."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _is_word_char(char: str) -> bool:
     return unicodedata.category(char)[0] in "LN"
 
@@ -106,6 +237,8 @@ def _pretoken_tail(text: str) -> str:
     if not i:
         return ""
     last = text[-1]
+    if last.isascii() and last.isalnum():  # the common case: a word or number ends the text
+        return ""
     if last in " \t\f\v":
         while i and text[i - 1] in " \t\f\v":
             i -= 1
@@ -126,6 +259,16 @@ def _join_cost(count: Callable[[str], int], tail: str, gap: str) -> int:
     if len(tail) > 64:  # long punctuation runs (rulers, ASCII art) would flood the cache
         return count(tail + gap) - count(tail)
     return _cached_join_cost(count, tail, gap)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_count(count: Callable[[str], int], text: str) -> int:
+    return count(text)
+
+
+def _count_short(count: Callable[[str], int], text: str) -> int:
+    """``count(text)``, cached for the short pre-tokens that end blocks (``"."``, ``" |"``, ``"```"``)."""
+    return count(text) if len(text) > 64 else _cached_count(count, text)
 
 
 def get_tokenizer(

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 import chunker
 from chunker.model import Document
 
@@ -148,3 +151,15 @@ def test_unclosed_fence_tells_a_stray_fence_line_from_a_closed_fence() -> None:
     assert unclosed_fence("```py\nx = 1\n```\n") == ""
     assert unclosed_fence("<div>\n```\n</div>\n") == ""  # HTML absorbs the line
     assert unclosed_fence("plain text, no fence at all\n") == ""
+
+
+_title_chars = st.sampled_from([*"ab Z9#$%^()-+=:;'\",.?/|{}@\t\u00a0éß日>", "&amp;", "\\", "*", "_", "`", "[", "]"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_title_chars, max_size=12).map("".join))
+def test_plain_titles_skip_the_inline_parse_with_the_same_result(title: str) -> None:
+    """A title without inline markup gets the inline parse's answer without running it."""
+    from chunker.parse import _parsed_plain_text, plain_text
+
+    assert plain_text(title) == (_parsed_plain_text(title) if title.strip() else "")

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from chunker.spans import SourceMap
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chunker.spans import SourceMap, line_bounds
 
 
 def test_every_line_ending_style_ends_a_line() -> None:
@@ -39,3 +44,29 @@ def test_lines_to_chars_excludes_the_last_line_break() -> None:
     """A run of lines maps to a char span without its final line break."""
     src = SourceMap("one\r\ntwo\r\n")
     assert src.lines_to_chars(0, 2) == (0, 8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab\n\r é日")), max_size=30))
+def test_line_bounds_split_at_every_kind_of_line_break(text: str) -> None:
+    """line_bounds agrees with a plain scan for \\n, \\r\\n and \\r, on str and on its UTF-8 bytes."""
+    starts, ends = [0], []
+    for match in re.finditer(r"\r\n?|\n", text):
+        ends.append(match.start())
+        starts.append(match.end())
+    ends.append(len(text))
+    if starts[-1] == len(text) and len(starts) > 1:
+        starts.pop()
+        ends.pop()
+    assert line_bounds(text) == (starts, ends)
+    data = text.encode()
+    assert line_bounds(data)[0] == [len(text[:s].encode()) for s in starts]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab\n é日😀")), max_size=40), st.data())
+def test_byte_offsets_in_one_pass_equal_each_offset_alone(text: str, data: st.DataObject) -> None:
+    """SourceMap.byte_offsets of sorted offsets gives what byte_offset gives one by one."""
+    offsets = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
+    source = SourceMap(text)
+    assert source.byte_offsets(offsets) == [source.byte_offset(o) for o in offsets]

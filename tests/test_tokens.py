@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -287,3 +288,87 @@ def test_join_cost_makes_line_aligned_counts_exact(left: str, gap: str, right: t
     tok = get_tokenizer()
     nxt = right[0] + right[1].lstrip()
     assert tok.count(left + gap + nxt) == tok.count(left) + tok.join_cost(left, gap) + tok.count(nxt)
+
+
+_block_line = st.text(alphabet=st.sampled_from(list("ab .,!?-_`#|()'é日1 \t*>:=")), min_size=0, max_size=14)
+
+
+@st.composite
+def line_aligned_text(draw: st.DrawFn) -> tuple[str, list[tuple[int, int]]]:
+    """A text cut into blocks as the parser cuts it: each starts a non-blank line and ends a line."""
+    text = draw(st.sampled_from(["", "\n", "\n\n", "  \n"]))
+    spans = []
+    for _ in range(draw(st.integers(1, 6))):
+        first = draw(st.tuples(st.sampled_from(["", " ", "    ", "\t"]), _block_line.filter(lambda s: s.strip() != "")))
+        lines = ["".join(first), *draw(st.lists(_block_line, max_size=3))]
+        block = draw(st.sampled_from(["\n", "\r\n"])).join(lines)
+        spans.append((len(text), len(text) + len(block)))
+        text += block + draw(st.sampled_from(["\n", "\n\n", "\r\n\r\n", "\n  \n", "\n\n\n"]))
+    if draw(st.booleans()):
+        text = text.rstrip("\r\n")
+    return text, spans
+
+
+def _expected_counts(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    tok = get_tokenizer()
+    out = []
+    for n, (start, end) in enumerate(spans):
+        following = spans[n + 1][0] if n + 1 < len(spans) else len(text)
+        out.append((tok.count(text[start:end]), tok.join_cost(text[start:end], text[end:following])))
+    return out
+
+
+def _byte_spans(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    return [(len(text[:a].encode()), len(text[:b].encode())) for a, b in spans]
+
+
+@settings(max_examples=300, deadline=None)
+@given(line_aligned_text(), st.booleans())
+def test_block_counts_read_off_one_encoding_are_exact(
+    case: tuple[str, list[tuple[int, int]]], background: bool
+) -> None:
+    """Counts from one encoding of the whole text equal each block counted alone, inline or in the background."""
+    import chunker.tokens as tokens_module
+
+    text, spans = case
+    tok = get_tokenizer()
+    saved = tokens_module._BACKGROUND_MIN_CHARS
+    tokens_module._BACKGROUND_MIN_CHARS = 0 if background else saved
+    try:
+        counts = tok.text_counts(text)
+        blocks = counts.blocks(spans, _byte_spans(text, spans))
+    finally:
+        tokens_module._BACKGROUND_MIN_CHARS = saved
+    assert blocks == _expected_counts(text, spans)
+    assert counts.total(blocks, spans[0][0]) == tok.count(text)
+
+
+def test_block_counts_with_lone_surrogates_count_each_block() -> None:
+    """A text that cannot be encoded whole (lone surrogates) is counted block by block, as before."""
+    text = "# T\ud800\n\npara \udc00 end.\n"
+    spans = [(0, 4), (6, 20)]
+    tok = get_tokenizer()
+    byte_spans = [(len(text[:a].encode("utf-8", "surrogatepass")), len(text[:b].encode("utf-8", "surrogatepass")))
+                  for a, b in spans]  # fmt: skip
+    counts = tok.text_counts(text)
+    assert counts.blocks(spans, byte_spans) == _expected_counts(text, spans)
+
+
+def test_block_counts_with_a_callable_count_each_block() -> None:
+    """Tokenizers that are not line-additive count every block on its own."""
+    tok = get_tokenizer(lambda s: len(s.split()))
+    text = "alpha beta.\n\n- one\n- two\n"
+    spans = [(0, 11), (13, 24)]
+    counts = tok.text_counts(text)
+    assert counts.blocks(spans, spans) == [(2, 0), (4, 0)]
+    assert counts.total([(2, 0), (4, 0)], 0) == 6
+
+
+def test_background_worker_is_made_again_after_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked child (the CLI's --jobs) gets its own worker thread: threads do not survive fork."""
+    import chunker.tokens as tokens_module
+
+    first = tokens_module._background()
+    assert tokens_module._background() is first
+    monkeypatch.setattr(os, "getpid", lambda: -1)
+    assert tokens_module._background() is not first

@@ -1,0 +1,260 @@
+"""The compiled fast path for the top-level block parse: markdown-it-pyrs (markdown-it.rs).
+
+markdown-it-py stays the parser of record (``chunker/parse.py``); this module gives the
+same top-level blocks about four times faster, as line ranges. ``tests/test_fastpath.py``
+proves it: the same blocks, spans, titles and counts on every document of the shared
+corpus and every CommonMark spec example, and on generated Markdown. Only block rules
+are enabled (the "zero" preset plus the block rules), so no inline parsing happens.
+
+:func:`top_level_blocks` returns ``None`` wherever it cannot promise markdown-it-py's
+answer, and the caller then parses with markdown-it-py:
+
+- markdown-it-pyrs is not installed (it is a dependency, but the engine works without it),
+  or the environment variable ``CHUNKER_PARSER`` is ``markdown-it``;
+- the text holds lone surrogates, which a Rust string cannot;
+- containers nest deep enough to reach markdown-it-py's nesting limit (``maxNesting``),
+  past which markdown-it-py stops parsing and the compiled parser does not.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from bisect import bisect_right
+from typing import Any
+
+from chunker.spans import line_bounds
+
+try:
+    import markdown_it_pyrs
+except ImportError:  # pragma: no cover - a dependency; the engine works without it
+    markdown_it_pyrs = None  # type: ignore[assignment]
+
+__all__ = ["AVAILABLE", "PARSER_ENV", "RawBlock", "RawInner", "enabled", "inner_blocks", "top_level_blocks"]
+
+AVAILABLE = markdown_it_pyrs is not None
+PARSER_ENV = "CHUNKER_PARSER"  # "markdown-it" forces the parser of record
+
+# (kind, first line, stop line, heading level, heading inline source, fence info); lines 0-based, stop exclusive
+RawBlock = tuple[str, int, int, int, str, str]
+
+# The block rules of markdown-it-py's commonmark preset plus GFM tables; no inline rule.
+_BLOCK_RULES: list[Any] = [
+    "blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph", "reference", "html_block", "table",
+]  # fmt: skip
+# (kind, first line, stop line, children, fence info, fence characters); lines 0-based, stop exclusive
+RawInner = tuple[str, int, int, tuple["RawInner", ...], str, str]
+
+_KIND_BY_NODE = {
+    "heading": "heading",
+    "lheading": "heading",
+    "paragraph": "paragraph",
+    "bullet_list": "list",
+    "ordered_list": "list",
+    "blockquote": "blockquote",
+    "table": "table",
+    "fence": "code",
+    "code_block": "code",
+    "html_block": "html",
+    "hr": "hr",
+}
+
+# markdown-it-py's nesting limit as the engine sets it (parse.py), and a margin below it.
+MAX_NESTING = 100
+_SAFE_NESTING = MAX_NESTING - 10
+# Each nesting level needs at least one column of container markers or indentation at the
+# start of a line (a ">" is one level, a list item two levels for at least two columns), and
+# a tab is at most four columns: a text without 24 such leading characters on any line stays
+# below level 24 * 4 = 96 < MAX_NESTING. Only a text that has them gets its depth measured.
+_INNER_KIND_BY_NODE = {**_KIND_BY_NODE, "list_item": "item", "thead": "thead", "tbody": "tbody", "trow": "row"}
+_MAYBE_DEEP = re.compile(r"^[ \t>*+\-0-9.)]{24,}", re.MULTILINE)
+# Constructs on which markdown-it.rs and markdown-it-py part ways, found by differential
+# fuzzing (tests/test_fastpath.py); where one occurs, markdown-it-py parses. Mostly the
+# places where markdown-it-py lets a list item or a table end a blockquote's lazy
+# paragraph or a table, where CommonMark and markdown-it.rs go on. Found by
+# :func:`diverges` in linear time: each scan jumps between candidate lines in C.
+_MARKER = r"(?:[-+*]|\d{1,9}[.)])"
+_CONTAINER_PREFIX = r"(?:[ \t>]|" + _MARKER + r"[ \t])*"
+# a line of container markers only, ending in a list marker: an empty list item
+_EMPTY_ITEM = re.compile(r"\n[ \t>]*(?:" + _MARKER + r"[ \t]+)*" + _MARKER + r"[ \t]*(?=\n)")
+# the markers before a blockquote's ">" (in list items too); an empty nested quote (">>")
+_QUOTE_PREFIX = re.compile(_CONTAINER_PREFIX)
+_EMPTY_NESTED_QUOTE = re.compile(r"[ \t]*>[ \t>]*")
+_ORDERED_LINE = re.compile(r"\n[ \t>]*(\d{1,9})[.)](?:[ \t]|\n)")
+_CONTAINER_LINE = re.compile(r"\n[ \t]*(?:>|" + _MARKER + r"[ \t])")
+# a line of "|", ":", "-" only (and its container markers): a table delimiter row, a
+# setext underline or a rule
+_DASH_LINE = re.compile(r"\n[ \t>]*[|:\- \t]*-[|:\- \t]*(?=\n)")
+_DASHES = re.compile(r"[ \t>]*:?-+:?[ \t]*")
+_BLANK_LINE = re.compile(r"\n[ \t]*(?=\n)")
+# Inside a block (inner_blocks) also: a tab among a line's container markers and
+# indentation, and HTML after them. Falling back there costs one block's parse.
+_DIVERGENT_INSIDE = re.compile(r"\n(?:[ >*+\-.)0-9]*\t|[ \t>]*(?:" + _MARKER + r"[ \t]+)*<)")
+
+
+def diverges(text: str) -> bool:
+    """Whether ``text`` holds a construct on which the two parsers may disagree (see above)."""
+    text = "\n" + (text if "\r" not in text else text.replace("\r\n", "\n").replace("\r", "\n")) + "\n"
+    if _EMPTY_ITEM.search(text):
+        return True
+    position, searched = text.find(">"), 0
+    while position >= 0:  # blockquote lines: a ">" after nothing but container markers
+        line_start = text.rfind("\n", 0, position) + 1
+        if _QUOTE_PREFIX.fullmatch(text, line_start, position):
+            line_end = text.index("\n", position)
+            if _EMPTY_NESTED_QUOTE.fullmatch(text, position + 1, line_end):  # ">>" alone
+                return True
+            if line_end >= searched:  # once per run of lines: an ordered item in the quote's paragraph
+                searched = _run_end(text, line_end - 1)
+                if _ORDERED_LINE.search(text, line_end, searched):
+                    return True
+            position = line_end
+        position = text.find(">", position + 1)
+    for dashes in _DASH_LINE.finditer(text):
+        start, end = dashes.start(), dashes.end()
+        if "|" in text[start:end]:  # a delimiter row: a table in a container, or items among its rows
+            if _CONTAINER_LINE.search(text, _run_start(text, start), start):
+                return True
+            for item in _ORDERED_LINE.finditer(text, end, _run_end(text, end)):
+                if item.group(1) != "1":
+                    return True
+        elif _DASHES.fullmatch(text, start + 1, end) and "|" in text[text.rfind("\n", 0, start) + 1 : start]:
+            return True  # a pipe over dashes: a one-column table to markdown-it-py, a heading to markdown-it.rs
+    return False
+
+
+def _run_end(text: str, position: int) -> int:
+    """Where the run of non-blank lines holding ``position`` ends (at a blank line's "\\n")."""
+    blank = _BLANK_LINE.search(text, position + 1)
+    return blank.start() if blank else len(text)
+
+
+def _run_start(text: str, position: int) -> int:
+    """Where the run of non-blank lines holding the line break at ``position`` starts."""
+    while position > 0:
+        previous = text.rfind("\n", 0, position)
+        if not text[previous + 1 : position].strip(" \t"):
+            return position
+        position = previous
+    return 0
+
+
+_CONTAINERS = frozenset({"blockquote", "bullet_list", "ordered_list", "list_item"})
+
+_parser: Any = None
+
+
+def enabled() -> bool:
+    """True when the fast path is installed and not switched off by ``CHUNKER_PARSER=markdown-it``."""
+    return AVAILABLE and os.environ.get(PARSER_ENV, "").strip().lower() != "markdown-it"
+
+
+def _md() -> Any:
+    global _parser
+    if _parser is None:
+        _parser = markdown_it_pyrs.MarkdownIt("zero").enable_many(_BLOCK_RULES)
+    return _parser
+
+
+def top_level_blocks(body: str, line_starts: list[int] | None = None) -> list[RawBlock] | None:
+    """Top-level blocks of ``body`` as markdown-it-py finds them, or ``None`` (see module notes).
+
+    ``line_starts`` are the char offsets of the lines of ``body`` when the caller has them
+    (an ASCII body then needs no byte offsets of its own). Link reference definitions yield
+    no block, as with markdown-it-py; the caller fills such gaps.
+    """
+    root = _tree(body)
+    if root is None:
+        return None
+    if line_starts is None or not body.isascii():  # srcmap offsets are UTF-8 byte offsets
+        line_starts = line_bounds(body.encode("utf-8"))[0]
+    blocks: list[RawBlock] = []
+    for node in root.children:
+        kind = _KIND_BY_NODE.get(node.name)
+        if kind is None:  # "definition": a link reference definition, no token in markdown-it-py either
+            continue
+        start, end = node.srcmap
+        first = bisect_right(line_starts, start) - 1
+        stop = bisect_right(line_starts, max(end - 1, start))
+        level, title, info = 0, "", ""
+        if kind == "heading":
+            level = int(node.meta["level"])
+            title = "".join(str(child.meta.get("content", "")) for child in node.children)
+        elif node.name == "fence":
+            info = str(node.meta.get("info", "")).strip()
+        blocks.append((kind, first, stop, level, title, info))
+    return blocks
+
+
+def inner_blocks(text: str) -> list[RawInner] | None:
+    """Every block inside ``text`` (one top-level block), nested, as markdown-it-py finds them; or ``None``.
+
+    Line ranges follow markdown-it-py's token maps, with two differences that the
+    caller removes from both paths alike: trailing blank lines (markdown-it-py counts
+    those after a list item into it) are the caller's to trim. A tight list item's
+    paragraph, which markdown-it.rs leaves out of its tree, is restored from its text;
+    a table head spans the header row only, as in markdown-it-py.
+    """
+    if _DIVERGENT_INSIDE.search("\n" + text.replace("\r", "\n")) or diverges(text):
+        return None
+    root = _tree(text)
+    if root is None:
+        return None
+    line_starts = line_bounds(text if text.isascii() else text.encode("utf-8"))[0]
+    return _inner(root.children, "", line_starts)
+
+
+def _inner(nodes: Any, parent: str, line_starts: list[int]) -> list[RawInner]:
+    out: list[RawInner] = []
+    for node in nodes:
+        name = node.name
+        if name == "text":  # a leaf: inline content, or the paragraph of a tight list item
+            if parent != "list_item":
+                continue
+            kind = "paragraph"
+            children: list[RawInner] = []
+        else:
+            kind = _INNER_KIND_BY_NODE.get(name, "")
+            children = _inner(node.children, name, line_starts)
+            if not kind:  # a table cell: transparent, as in markdown-it-py; a definition: no block
+                out.extend(children)
+                continue
+        start, end = node.srcmap
+        first = bisect_right(line_starts, start) - 1
+        stop = first + 1 if kind == "thead" else bisect_right(line_starts, max(end - 1, start))
+        info = fence = ""
+        if name == "fence":
+            info = str(node.meta.get("info", "")).strip()
+            fence = str(node.meta.get("marker", "")) * int(node.meta.get("marker_len", 0))
+        out.append((kind, first, stop, tuple(children), info, fence))
+    return out
+
+
+def _tree(text: str) -> Any:
+    """markdown-it.rs's tree of ``text``, or ``None`` where markdown-it-py's answer could differ."""
+    if not enabled():
+        return None
+    if diverges(text):
+        return None
+    try:
+        root = _md().tree(text)
+    except UnicodeEncodeError:  # lone surrogates
+        return None
+    if _MAYBE_DEEP.search(text) and _depth(root.children, 0) >= _SAFE_NESTING:
+        return None
+    return root
+
+
+def _depth(nodes: Any, level: int) -> int:
+    """The deepest markdown-it-py nesting level that the content of containers in ``nodes`` reaches.
+
+    ``nodes`` sit at ``level``; markdown-it-py parses the content of a blockquote, a list
+    (its items) and a list item one level deeper than the container.
+    """
+    deepest = level
+    for node in nodes:
+        if node.name in _CONTAINERS:
+            deepest = max(deepest, _depth(node.children, level + 1))
+            if deepest >= _SAFE_NESTING:
+                break
+    return deepest
