@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from chunker.spans import line_bounds
@@ -92,34 +93,59 @@ _BLANK_LINE = re.compile(r"\n[ \t]*(?=\n)")
 _DIVERGENT_INSIDE = re.compile(r"\n(?:[ >*+\-.)0-9]*\t|[ \t>]*(?:" + _MARKER + r"[ \t]+)*<)")
 
 
-def diverges(text: str) -> bool:
-    """Whether ``text`` holds a construct on which the two parsers may disagree (see above)."""
+def diverges(text: str, code: Sequence[tuple[int, int]] = ()) -> bool:
+    """Whether ``text`` holds a construct on which the two parsers may disagree (see above).
+
+    ``code`` are the line ranges ``[first, stop)`` of the top-level code blocks, in order:
+    a construct wholly inside one is code to both parsers (they agree on everything before
+    the first construct outside code), so it does not count.
+    """
     text = "\n" + (text if "\r" not in text else text.replace("\r\n", "\n").replace("\r", "\n")) + "\n"
-    if _EMPTY_ITEM.search(text):
-        return True
+    starts: list[int] = []
+    firsts = [first for first, _ in code]
+
+    def outside_code(start: int, end: int) -> bool:
+        """Whether the lines from the one after ``text[start]`` ("\\n") to ``text[end - 1]`` leave the code blocks."""
+        if not code:
+            return True
+        if not starts:
+            starts.extend(line_bounds(text)[0])
+        first = bisect_right(starts, start + 1) - 2  # a line of the caller's text: "text" has one more in front
+        last = bisect_right(starts, max(end - 1, start + 1)) - 2
+        k = bisect_right(firsts, first) - 1
+        return not (k >= 0 and last < code[k][1])
+
+    for item in _EMPTY_ITEM.finditer(text):
+        if outside_code(item.start(), item.end()):
+            return True
     position, searched = text.find(">"), 0
     while position >= 0:  # blockquote lines: a ">" after nothing but container markers
         line_start = text.rfind("\n", 0, position) + 1
         if _QUOTE_PREFIX.fullmatch(text, line_start, position):
             line_end = text.index("\n", position)
-            if _EMPTY_NESTED_QUOTE.fullmatch(text, position + 1, line_end):  # ">>" alone
-                return True
+            if _EMPTY_NESTED_QUOTE.fullmatch(text, position + 1, line_end) and outside_code(line_start - 1, line_end):
+                return True  # ">>" alone
             if line_end >= searched:  # once per run of lines: an ordered item in the quote's paragraph
                 searched = _run_end(text, line_end - 1)
-                if _ORDERED_LINE.search(text, line_end, searched):
-                    return True
+                for ordered in _ORDERED_LINE.finditer(text, line_end, searched):
+                    if outside_code(line_start - 1, ordered.end()):
+                        return True
             position = line_end
         position = text.find(">", position + 1)
     for dashes in _DASH_LINE.finditer(text):
         start, end = dashes.start(), dashes.end()
         if "|" in text[start:end]:  # a delimiter row: a table in a container, or items among its rows
-            if _CONTAINER_LINE.search(text, _run_start(text, start), start):
+            run_start = _run_start(text, start)
+            container = _CONTAINER_LINE.search(text, run_start, start)
+            if container and outside_code(container.start(), end):
                 return True
             for item in _ORDERED_LINE.finditer(text, end, _run_end(text, end)):
-                if item.group(1) != "1":
+                if item.group(1) != "1" and outside_code(start, item.end()):
                     return True
-        elif _DASHES.fullmatch(text, start + 1, end) and "|" in text[text.rfind("\n", 0, start) + 1 : start]:
-            return True  # a pipe over dashes: a one-column table to markdown-it-py, a heading to markdown-it.rs
+        elif _DASHES.fullmatch(text, start + 1, end):  # a pipe over dashes: a one-column table to markdown-it-py
+            above = text.rfind("\n", 0, start)
+            if "|" in text[above + 1 : start] and outside_code(above, end):
+                return True
     return False
 
 
@@ -163,19 +189,16 @@ def top_level_blocks(body: str, line_starts: list[int] | None = None) -> list[Ra
     (an ASCII body then needs no byte offsets of its own). Link reference definitions yield
     no block, as with markdown-it-py; the caller fills such gaps.
     """
-    root = _tree(body)
-    if root is None:
+    parsed = _tree(body, line_starts)
+    if parsed is None:
         return None
-    if line_starts is None or not body.isascii():  # srcmap offsets are UTF-8 byte offsets
-        line_starts = line_bounds(body.encode("utf-8"))[0]
+    root, line_starts = parsed
     blocks: list[RawBlock] = []
     for node in root.children:
         kind = _KIND_BY_NODE.get(node.name)
         if kind is None:  # "definition": a link reference definition, no token in markdown-it-py either
             continue
-        start, end = node.srcmap
-        first = bisect_right(line_starts, start) - 1
-        stop = bisect_right(line_starts, max(end - 1, start))
+        first, stop = _lines(node.srcmap, line_starts)
         level, title, info = 0, "", ""
         if kind == "heading":
             level = int(node.meta["level"])
@@ -189,18 +212,18 @@ def top_level_blocks(body: str, line_starts: list[int] | None = None) -> list[Ra
 def inner_blocks(text: str) -> list[RawInner] | None:
     """Every block inside ``text`` (one top-level block), nested, as markdown-it-py finds them; or ``None``.
 
-    Line ranges follow markdown-it-py's token maps, with two differences that the
-    caller removes from both paths alike: trailing blank lines (markdown-it-py counts
-    those after a list item into it) are the caller's to trim. A tight list item's
-    paragraph, which markdown-it.rs leaves out of its tree, is restored from its text;
-    a table head spans the header row only, as in markdown-it-py.
+    Line ranges follow markdown-it-py's token maps, but for trailing blank lines
+    (markdown-it-py counts those after a list item into it), which the caller trims on
+    both paths alike. A tight list item's paragraph, which markdown-it.rs leaves out of
+    its tree, is restored from its text; a table head spans the header row only, as in
+    markdown-it-py.
     """
-    if _DIVERGENT_INSIDE.search("\n" + text.replace("\r", "\n")) or diverges(text):
+    if _DIVERGENT_INSIDE.search("\n" + text.replace("\r", "\n")):
         return None
-    root = _tree(text)
-    if root is None:
+    parsed = _tree(text, None)
+    if parsed is None:
         return None
-    line_starts = line_bounds(text if text.isascii() else text.encode("utf-8"))[0]
+    root, line_starts = parsed
     return _inner(root.children, "", line_starts)
 
 
@@ -219,9 +242,9 @@ def _inner(nodes: Any, parent: str, line_starts: list[int]) -> list[RawInner]:
             if not kind:  # a table cell: transparent, as in markdown-it-py; a definition: no block
                 out.extend(children)
                 continue
-        start, end = node.srcmap
-        first = bisect_right(line_starts, start) - 1
-        stop = first + 1 if kind == "thead" else bisect_right(line_starts, max(end - 1, start))
+        first, stop = _lines(node.srcmap, line_starts)
+        if kind == "thead":
+            stop = first + 1
         info = fence = ""
         if name == "fence":
             info = str(node.meta.get("info", "")).strip()
@@ -230,19 +253,45 @@ def _inner(nodes: Any, parent: str, line_starts: list[int]) -> list[RawInner]:
     return out
 
 
-def _tree(text: str) -> Any:
-    """markdown-it.rs's tree of ``text``, or ``None`` where markdown-it-py's answer could differ."""
+def _lines(srcmap: tuple[int, int], line_starts: list[int]) -> tuple[int, int]:
+    """The lines ``[first, stop)`` that a node's source map (offsets into the UTF-8 text) touches."""
+    start, end = srcmap
+    return bisect_right(line_starts, start) - 1, bisect_right(line_starts, max(end - 1, start))
+
+
+def _tree(text: str, line_starts: list[int] | None) -> tuple[Any, list[int]] | None:
+    """markdown-it.rs's tree of ``text`` and the offsets its source maps use for line starts;
+    ``None`` where markdown-it-py's answer could differ. ``line_starts``: the char offsets
+    of the lines, if the caller has them."""
     if not enabled():
-        return None
-    if diverges(text):
         return None
     try:
         root = _md().tree(text)
     except UnicodeEncodeError:  # lone surrogates
         return None
+    if line_starts is None or not text.isascii():  # source maps are UTF-8 byte offsets
+        line_starts = line_bounds(text if text.isascii() else text.encode("utf-8"))[0]
+    # Constructs inside code blocks do not count: the top-level ones first; only when that
+    # is not enough, those nested in lists and quotes too (a walk of the containers).
+    if diverges(text, [_lines(node.srcmap, line_starts) for node in root.children if node.name in _CODE]) and (
+        diverges(text, sorted(_lines(node.srcmap, line_starts) for node in _code_blocks(root.children)))
+    ):
+        return None
     if _MAYBE_DEEP.search(text) and _depth(root.children, 0) >= _SAFE_NESTING:
         return None
-    return root
+    return root, line_starts
+
+
+_CODE = frozenset({"fence", "code_block"})
+
+
+def _code_blocks(nodes: Any) -> Iterator[Any]:
+    """Code blocks among ``nodes`` and inside the containers among them, outermost first."""
+    for node in nodes:
+        if node.name in _CODE:
+            yield node
+        elif node.name in _CONTAINERS:
+            yield from _code_blocks(node.children)
 
 
 def _depth(nodes: Any, level: int) -> int:
