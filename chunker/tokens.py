@@ -106,7 +106,7 @@ class Tokenizer:
 
 # Below this many characters the whole-text encoding runs inline: a thread hand-off
 # costs more than it overlaps.
-_BACKGROUND_MIN_CHARS = 32_768
+_BACKGROUND_MIN_CHARS = 4_096
 _executor: tuple[int, ThreadPoolExecutor] | None = None
 _executor_lock = threading.Lock()
 
@@ -118,6 +118,25 @@ def _background() -> ThreadPoolExecutor:
         if _executor is None or _executor[0] != os.getpid():
             _executor = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="chunker-count"))
         return _executor[1]
+
+
+def _encode_in_background(encoding: Any, text: str) -> Future[list[int]]:
+    """Start ``encoding.encode_ordinary(text)`` in the worker thread; return once it runs.
+
+    The parse that follows holds the GIL through long calls into compiled code
+    (markdown-it-pyrs), which would keep the worker from even starting; so wait until
+    it is inside tiktoken, which releases the GIL while it encodes.
+    """
+    started = threading.Event()
+
+    def encode() -> list[int]:
+        started.set()
+        ids: list[int] = encoding.encode_ordinary(text)
+        return ids
+
+    future = _background().submit(encode)
+    started.wait()
+    return future
 
 
 @functools.cache
@@ -158,7 +177,7 @@ class TextCounts:
         if lengths is None or not _encodable(text):
             self._resolved = True
         elif len(text) >= _BACKGROUND_MIN_CHARS:
-            self._future = _background().submit(tokenizer._encoding.encode_ordinary, text)
+            self._future = _encode_in_background(tokenizer._encoding, text)
 
     def _token_offsets(self) -> list[int] | None:
         """UTF-8 offset of every token of the whole text, then the text's length in bytes."""
