@@ -724,7 +724,13 @@ IDEMPOTENCY_HEADER = (
 
 
 def p_limit(plural: str, default: int = 100, maximum: int = 1000) -> tuple[str, str, str, str, str]:
-    return ("limit", "query", "integer", "no", f"Maximum number of {plural} to return, 1 to {maximum:,}. Default {default:,}.")
+    return (
+        "limit",
+        "query",
+        "integer",
+        "no",
+        f"Maximum number of {plural} to return, 1 to {maximum:,}. Default {default:,}.",
+    )
 
 
 def p_cursor() -> tuple[str, str, str, str, str]:
@@ -732,7 +738,13 @@ def p_cursor() -> tuple[str, str, str, str, str]:
 
 
 def p_fields() -> tuple[str, str, str, str, str]:
-    return ("fields", "query", "string", "no", "Comma-separated top-level fields to return. See [Partial responses](#partial-responses-with-fields).")
+    return (
+        "fields",
+        "query",
+        "string",
+        "no",
+        "Comma-separated top-level fields to return. See [Partial responses](#partial-responses-with-fields).",
+    )
 
 
 @dataclass
@@ -876,7 +888,12 @@ def python_for(res: Resource, ep: Endpoint, first: bool) -> str:
         one = call + "(\n" + "".join(f"    {a},\n" for a in args) + ")"
     lines = []
     if first:
-        lines += ["from larkspur import Client", "", "client = Client()  # reads LARKSPUR_TOKEN from the environment", ""]
+        lines += [
+            "from larkspur import Client",
+            "",
+            "client = Client()  # reads LARKSPUR_TOKEN from the environment",
+            "",
+        ]
     after = md(ep.py_after) if ep.py_after else ""
     if call.startswith("for "):
         one += ":"
@@ -900,8 +917,15 @@ def response_json(res: Resource, ep: Endpoint) -> object:
 REQ_IDS = iter(rid("req_", f"request-{i}", 20) for i in range(10_000))
 
 STATUS_LEADS = {
-    "200 OK": ["Returns `200 OK` with {what}.", "On success the response is `200 OK` and the body is {what}.", "A successful call answers `200 OK` with {what}."],
-    "201 Created": ["Returns `201 Created` with {what}.", "On success the response is `201 Created` and the body is {what}."],
+    "200 OK": [
+        "Returns `200 OK` with {what}.",
+        "On success the response is `200 OK` and the body is {what}.",
+        "A successful call answers `200 OK` with {what}.",
+    ],
+    "201 Created": [
+        "Returns `201 Created` with {what}.",
+        "On success the response is `201 Created` and the body is {what}.",
+    ],
     "202 Accepted": ["Returns `202 Accepted` with {what}; the work continues in the background."],
 }
 
@@ -916,7 +940,9 @@ def render_endpoint(res: Resource, ep: Endpoint, index: int, first: bool) -> lis
     out.append("#### Parameters")
     out.append(table(["Name", "In", "Type", "Required", "Description"], ["l", "c", "l", "c", "l"], param_rows(res, ep)))
     if ep.body is not None and layout == 1:
-        out.append("Body parameters are sent as a JSON object; unknown fields are rejected with `400 unknown_field`, so a typo never passes silently.")
+        out.append(
+            "Body parameters are sent as a JSON object; unknown fields are rejected with `400 unknown_field`, so a typo never passes silently."
+        )
 
     resp: list[str] = []
     if ep.response == "none":
@@ -932,7 +958,11 @@ def render_endpoint(res: Resource, ep: Endpoint, index: int, first: bool) -> lis
             what = {"object": res.object_phrase, "list": f"a page of {res.plural}"}.get(
                 ep.response if isinstance(ep.response, str) else "", "the object below"
             )
-            resp.append(pick(STATUS_LEADS.get(ep.status, ["Returns `{status}` with {what}."])).format(what=what, status=ep.status))
+            resp.append(
+                pick(STATUS_LEADS.get(ep.status, ["Returns `{status}` with {what}."])).format(
+                    what=what, status=ep.status
+                )
+            )
         body = js(response_json(res, ep))
         if layout == 2 and not ep.headers_only:
             resp.append(
@@ -954,7 +984,13 @@ def render_endpoint(res: Resource, ep: Endpoint, index: int, first: bool) -> lis
         else:
             errs.append(table(["Status", "Code", "When"], ["c", "l", "l"], [[s, f"`{c}`", d] for s, c, d in ep.errors]))
     elif ep.errors:
-        lead = pick(["Besides the [common errors](#error-code-reference), this call can fail with:", "Errors specific to this call:", "Watch for:"])
+        lead = pick(
+            [
+                "Besides the [common errors](#error-code-reference), this call can fail with:",
+                "Errors specific to this call:",
+                "Watch for:",
+            ]
+        )
         resp.append(lead + "\n\n" + "\n".join(f"- `{s} {c}`: {d}" for s, c, d in ep.errors))
 
     curl = curl_for(res, ep)
@@ -963,7 +999,9 @@ def render_endpoint(res: Resource, ep: Endpoint, index: int, first: bool) -> lis
         out += ["#### Response", *resp, *errs, "#### Examples"]
         out.append(pick(["With curl:", "From the shell:", "The raw HTTP call, with curl:", "Using curl:"]))
         out.append(f"```bash\n{curl}\n```")
-        out.append(pick(["With the Python SDK:", "The same call through the SDK:", "In Python:", "And with `larkspur`:"]))
+        out.append(
+            pick(["With the Python SDK:", "The same call through the SDK:", "In Python:", "And with `larkspur`:"])
+        )
         out.append(f"```python\n{py}\n```")
     elif layout == 1:
         out += ["#### Response", *resp, *errs, "#### Examples"]
@@ -983,7 +1021,11 @@ def render_resource(res: Resource) -> list[str]:
     out = [f"## {res.title}", md(res.intro)]
     if res.fields:
         out.append(res.object_heading or f"### The {res.singular} object")
-        out.append(table(["Field", "Type", "Description"], ["l", "l", "l"], [[f"`{n}`", f"`{t}`", d] for n, t, d in res.fields]))
+        out.append(
+            table(
+                ["Field", "Type", "Description"], ["l", "l", "l"], [[f"`{n}`", f"`{t}`", d] for n, t, d in res.fields]
+            )
+        )
         out.append(f"```json\n{js(res.example)}\n```")
     out.extend(md(b) if not b.startswith("\x00") else b[1:] for b in res.before)
     for i, ep in enumerate(res.endpoints):
@@ -999,12 +1041,13 @@ RESOURCES: list[Resource] = []
 # Projects
 # --------------------------------------------------------------------------------------------
 
-RESOURCES.append(Resource(
-    title="Projects",
-    singular="project",
-    plural="projects",
-    project_scoped=False,
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="Projects",
+        singular="project",
+        plural="projects",
+        project_scoped=False,
+        intro="""
         A project is the unit of ownership, billing and isolation. Buckets, API keys, webhooks and
         audit logs all belong to exactly one project, and nothing is shared between projects
         unless you set up [replication](#replication) or copy objects yourself. Most teams use one
@@ -1015,63 +1058,77 @@ RESOURCES.append(Resource(
         user holds the *Organization owner* role. API keys cannot do it, because every API key
         already belongs to a project and cannot act above it.
     """,
-    fields=[
-        ("id", "string", "Identifier, prefix `prj_`."),
-        ("name", "string", "Display name, 1 to 80 characters. Need not be unique."),
-        ("slug", "string", "URL-safe name, unique in the organization. Used in console URLs and in `confirm` when deleting."),
-        ("home_region", "string", "Region where the project's metadata lives. Fixed at creation."),
-        ("api_version", "string", "Version date used for requests that do not send `Larkspur-Version`."),
-        ("default_storage_class", "string", "`standard`, `infrequent` or `archive`; used by buckets that do not set their own."),
-        ("status", "string", "`active`, `suspended` (unpaid invoices) or `deleting`."),
-        ("labels", "object", "Up to 32 string labels of your choosing."),
-        ("created_at", "timestamp", "When the project was created."),
-        ("owner", "string", "ID of the user who created the project, or an expanded user object."),
-    ],
-    example={
-        "id": "prj_4f1c9a0e7b2d",
-        "name": "Checkout (production)",
-        "slug": "checkout-prod",
-        "home_region": "eu-central-1",
-        "api_version": "2025-03-01",
-        "default_storage_class": "standard",
-        "status": "active",
-        "labels": {"team": "payments", "cost-center": "cc-2210"},
-        "created_at": "2023-11-02T14:03:11.204Z",
-        "owner": "usr_71c3e8a2f5b0",
-    },
-    variant={
-        "id": "prj_9b03de1c7a44",
-        "name": "Checkout (staging)",
-        "slug": "checkout-staging",
-        "labels": {"team": "payments", "env": "staging"},
-        "created_at": "2023-11-02T14:05:48.930Z",
-    },
-    endpoints=[
-        Endpoint(
-            title="List projects",
-            method="GET",
-            path="/v2/projects",
-            summary="""
+        fields=[
+            ("id", "string", "Identifier, prefix `prj_`."),
+            ("name", "string", "Display name, 1 to 80 characters. Need not be unique."),
+            (
+                "slug",
+                "string",
+                "URL-safe name, unique in the organization. Used in console URLs and in `confirm` when deleting.",
+            ),
+            ("home_region", "string", "Region where the project's metadata lives. Fixed at creation."),
+            ("api_version", "string", "Version date used for requests that do not send `Larkspur-Version`."),
+            (
+                "default_storage_class",
+                "string",
+                "`standard`, `infrequent` or `archive`; used by buckets that do not set their own.",
+            ),
+            ("status", "string", "`active`, `suspended` (unpaid invoices) or `deleting`."),
+            ("labels", "object", "Up to 32 string labels of your choosing."),
+            ("created_at", "timestamp", "When the project was created."),
+            ("owner", "string", "ID of the user who created the project, or an expanded user object."),
+        ],
+        example={
+            "id": "prj_4f1c9a0e7b2d",
+            "name": "Checkout (production)",
+            "slug": "checkout-prod",
+            "home_region": "eu-central-1",
+            "api_version": "2025-03-01",
+            "default_storage_class": "standard",
+            "status": "active",
+            "labels": {"team": "payments", "cost-center": "cc-2210"},
+            "created_at": "2023-11-02T14:03:11.204Z",
+            "owner": "usr_71c3e8a2f5b0",
+        },
+        variant={
+            "id": "prj_9b03de1c7a44",
+            "name": "Checkout (staging)",
+            "slug": "checkout-staging",
+            "labels": {"team": "payments", "env": "staging"},
+            "created_at": "2023-11-02T14:05:48.930Z",
+        },
+        endpoints=[
+            Endpoint(
+                title="List projects",
+                method="GET",
+                path="/v2/projects",
+                summary="""
                 Returns the projects the caller can see, newest first. For an API key that is a
                 list of exactly one project, its own; for a user token it is every project in
                 which the user has any role. Projects in the `deleting` state are included so that
                 a deletion can still be undone from the console during its grace period; filter
                 them out with `status=active` if you are building a picker.
             """,
-            params=[
-                p_limit("projects", 50, 200),
-                p_cursor(),
-                ("status", "query", "string", "no", "One of `active|suspended|deleting`. Default: all."),
-                ("label", "query", "string", "no", "Label selector such as `team=payments`. Repeat to require several labels."),
-                p_fields(),
-            ],
-            query={"status": "active", "label": "team%3Dpayments", "limit": 2},
-            response="list",
-            sdk=("for project in client.projects.list", {"status": "active", "label": "team=payments"}),
-            py_after="""
+                params=[
+                    p_limit("projects", 50, 200),
+                    p_cursor(),
+                    ("status", "query", "string", "no", "One of `active|suspended|deleting`. Default: all."),
+                    (
+                        "label",
+                        "query",
+                        "string",
+                        "no",
+                        "Label selector such as `team=payments`. Repeat to require several labels.",
+                    ),
+                    p_fields(),
+                ],
+                query={"status": "active", "label": "team%3Dpayments", "limit": 2},
+                response="list",
+                sdk=("for project in client.projects.list", {"status": "active", "label": "team=payments"}),
+                py_after="""
                     print(project.slug, project.home_region)
             """,
-            python="""
+                python="""
                 from larkspur import Client
 
                 client = Client()  # reads LARKSPUR_TOKEN from the environment
@@ -1080,66 +1137,107 @@ RESOURCES.append(Resource(
                 for project in client.projects.list(status="active", label="team=payments"):
                     print(f"{project.slug:<24} {project.home_region}")
             """,
-        ),
-        Endpoint(
-            title="Create a project",
-            method="POST",
-            path="/v2/projects",
-            summary="""
+            ),
+            Endpoint(
+                title="Create a project",
+                method="POST",
+                path="/v2/projects",
+                summary="""
                 Creates an empty project and makes the caller its owner. The project's home region
                 cannot be changed later, so choose the region closest to where the data will be
                 written rather than where your team sits. New projects are pinned to the current
                 API version unless you pass an older `api_version`, which is occasionally useful
                 when cloning the setup of an existing project for a test environment.
             """,
-            params=[
-                ("name", "body", "string", "yes", "Display name, 1 to 80 characters."),
-                ("slug", "body", "string", "no", "Lowercase letters, digits and hyphens, 3 to 40 characters. Derived from `name` if omitted."),
-                ("home_region", "body", "string", "yes", "One of the regions in [Base URLs and regions](#base-urls-and-regions)."),
-                ("api_version", "body", "string", "no", "Version date to pin. Default: the current version."),
-                ("default_storage_class", "body", "string", "no", "`standard` (default), `infrequent` or `archive`."),
-                ("labels", "body", "object", "no", "Up to 32 labels; keys up to 63 characters, values up to 255."),
-            ],
-            body={"name": "Checkout (production)", "home_region": "eu-central-1", "labels": {"team": "payments"}},
-            status="201 Created",
-            errors=[
-                ("403", "organization_owner_required", "The caller is not an organization owner, or is an API key."),
-                ("409", "slug_taken", "Another project in the organization uses this slug."),
-                ("422", "region_unavailable", "The region is not open to your organization, for example `sa-east-1` before 2.11."),
-            ],
-            sdk=("project = client.projects.create", {"name": "Checkout (production)", "home_region": "eu-central-1", "labels": {"team": "payments"}}),
-            py_after="""
+                params=[
+                    ("name", "body", "string", "yes", "Display name, 1 to 80 characters."),
+                    (
+                        "slug",
+                        "body",
+                        "string",
+                        "no",
+                        "Lowercase letters, digits and hyphens, 3 to 40 characters. Derived from `name` if omitted.",
+                    ),
+                    (
+                        "home_region",
+                        "body",
+                        "string",
+                        "yes",
+                        "One of the regions in [Base URLs and regions](#base-urls-and-regions).",
+                    ),
+                    ("api_version", "body", "string", "no", "Version date to pin. Default: the current version."),
+                    (
+                        "default_storage_class",
+                        "body",
+                        "string",
+                        "no",
+                        "`standard` (default), `infrequent` or `archive`.",
+                    ),
+                    ("labels", "body", "object", "no", "Up to 32 labels; keys up to 63 characters, values up to 255."),
+                ],
+                body={"name": "Checkout (production)", "home_region": "eu-central-1", "labels": {"team": "payments"}},
+                status="201 Created",
+                errors=[
+                    (
+                        "403",
+                        "organization_owner_required",
+                        "The caller is not an organization owner, or is an API key.",
+                    ),
+                    ("409", "slug_taken", "Another project in the organization uses this slug."),
+                    (
+                        "422",
+                        "region_unavailable",
+                        "The region is not open to your organization, for example `sa-east-1` before 2.11.",
+                    ),
+                ],
+                sdk=(
+                    "project = client.projects.create",
+                    {"name": "Checkout (production)", "home_region": "eu-central-1", "labels": {"team": "payments"}},
+                ),
+                py_after="""
                 print(project.id)  # prj_4f1c9a0e7b2d
             """,
-        ),
-        Endpoint(
-            title="Retrieve a project",
-            method="GET",
-            path="/v2/projects/{project_id}",
-            summary="""
+            ),
+            Endpoint(
+                title="Retrieve a project",
+                method="GET",
+                path="/v2/projects/{project_id}",
+                summary="""
                 Returns one project. Pass `expand=owner` to receive the owner as a full user object
                 instead of an ID, which saves a round trip when you display it. The special ID
                 `current` resolves to the project of the credential making the call, which is the
                 simplest way for a service to discover where its key belongs.
             """,
-            params=[
-                p_fields(),
-                ("expand", "query", "string", "no", "`owner` to expand the owner into a user object."),
-                ("If-None-Match", "header", "string", "no", "Entity tag from an earlier response; answers `304 Not Modified` if unchanged."),
-                ("Larkspur-Version", "header", "string", "no", "Version date for this request; overrides the project's pinned version."),
-            ],
-            errors=[("404", "project_not_found", "No project with this ID is visible to the caller.")],
-            sdk=("project = client.projects.get", {"project_id": "prj_4f1c9a0e7b2d"}),
-            py_after="""
+                params=[
+                    p_fields(),
+                    ("expand", "query", "string", "no", "`owner` to expand the owner into a user object."),
+                    (
+                        "If-None-Match",
+                        "header",
+                        "string",
+                        "no",
+                        "Entity tag from an earlier response; answers `304 Not Modified` if unchanged.",
+                    ),
+                    (
+                        "Larkspur-Version",
+                        "header",
+                        "string",
+                        "no",
+                        "Version date for this request; overrides the project's pinned version.",
+                    ),
+                ],
+                errors=[("404", "project_not_found", "No project with this ID is visible to the caller.")],
+                sdk=("project = client.projects.get", {"project_id": "prj_4f1c9a0e7b2d"}),
+                py_after="""
                 current = client.projects.current()  # same as get("current")
                 assert current.id == project.id
             """,
-        ),
-        Endpoint(
-            title="Update a project",
-            method="PATCH",
-            path="/v2/projects/{project_id}",
-            summary="""
+            ),
+            Endpoint(
+                title="Update a project",
+                method="PATCH",
+                path="/v2/projects/{project_id}",
+                summary="""
                 Changes the fields you send and leaves the others alone. Setting a label to `null`
                 removes it; sending `labels` as an empty object removes them all. Changing
                 `api_version` affects every request that does not send its own `Larkspur-Version`
@@ -1147,25 +1245,50 @@ RESOURCES.append(Resource(
                 better, have your clients pin the version explicitly and never rely on the
                 project's default.
             """,
-            params=[
-                ("name", "body", "string", "no", "New display name."),
-                ("api_version", "body", "string", "no", "Version date to pin; must not be older than the oldest supported version."),
-                ("default_storage_class", "body", "string", "no", "`standard`, `infrequent` or `archive`. Existing buckets keep their own class."),
-                ("labels", "body", "object", "no", "Labels to set; a `null` value removes that label."),
-                ("If-Match", "header", "string", "no", "Entity tag; the update fails with `412` if the project changed since you read it."),
-            ],
-            body={"api_version": "2025-03-01", "labels": {"cost-center": None, "owner-team": "payments-core"}},
-            errors=[
-                ("412", "precondition_failed", "`If-Match` was sent and the project has changed since."),
-                ("422", "api_version_unsupported", "The version date is older than the oldest supported version, `2023-06-01`."),
-            ],
-            sdk=("project = client.projects.update", {"project_id": "prj_4f1c9a0e7b2d", "labels": {"cost-center": None, "owner-team": "payments-core"}}),
-        ),
-        Endpoint(
-            title="Delete a project",
-            method="DELETE",
-            path="/v2/projects/{project_id}",
-            summary="""
+                params=[
+                    ("name", "body", "string", "no", "New display name."),
+                    (
+                        "api_version",
+                        "body",
+                        "string",
+                        "no",
+                        "Version date to pin; must not be older than the oldest supported version.",
+                    ),
+                    (
+                        "default_storage_class",
+                        "body",
+                        "string",
+                        "no",
+                        "`standard`, `infrequent` or `archive`. Existing buckets keep their own class.",
+                    ),
+                    ("labels", "body", "object", "no", "Labels to set; a `null` value removes that label."),
+                    (
+                        "If-Match",
+                        "header",
+                        "string",
+                        "no",
+                        "Entity tag; the update fails with `412` if the project changed since you read it.",
+                    ),
+                ],
+                body={"api_version": "2025-03-01", "labels": {"cost-center": None, "owner-team": "payments-core"}},
+                errors=[
+                    ("412", "precondition_failed", "`If-Match` was sent and the project has changed since."),
+                    (
+                        "422",
+                        "api_version_unsupported",
+                        "The version date is older than the oldest supported version, `2023-06-01`.",
+                    ),
+                ],
+                sdk=(
+                    "project = client.projects.update",
+                    {"project_id": "prj_4f1c9a0e7b2d", "labels": {"cost-center": None, "owner-team": "payments-core"}},
+                ),
+            ),
+            Endpoint(
+                title="Delete a project",
+                method="DELETE",
+                path="/v2/projects/{project_id}",
+                summary="""
                 Starts deleting a project. The project moves to `deleting`, every API key and
                 access token for it stops working at once, and its buckets become unreadable. For
                 seven days an organization owner can restore it from the console, after which its
@@ -1173,42 +1296,59 @@ RESOURCES.append(Resource(
                 support. Because this is irreversible, the request must repeat the project's slug
                 in `confirm`, which protects against a script that deletes the wrong ID.
             """,
-            params=[
-                ("confirm", "query", "string", "yes", "The project's `slug`, repeated."),
-                ("purge", "query", "boolean", "no", "Skip the seven-day grace period. Only allowed for projects with no objects."),
-                ("reason", "query", "string", "no", "Free text, up to 500 characters, recorded in the audit log."),
-                ("notify", "query", "boolean", "no", "Email every project member about the deletion. Default `true`."),
-            ],
-            query={"confirm": "checkout-staging", "reason": "environment%20retired"},
-            status="202 Accepted",
-            response={"id": "prj_9b03de1c7a44", "status": "deleting", "destroy_after": "2025-03-11T09:15:22.481Z"},
-            response_note="Returns `202 Accepted` with the project's new status and the time after which it can no longer be restored.",
-            errors=[
-                ("400", "confirmation_mismatch", "`confirm` is missing or is not the project's slug."),
-                ("409", "project_not_empty", "`purge=true` was sent but the project still holds objects."),
-                ("403", "organization_owner_required", "Only organization owners can delete projects."),
-            ],
-            sdk=("client.projects.delete", {"project_id": "prj_9b03de1c7a44", "confirm": "checkout-staging", "reason": "environment retired"}),
-            extra="""
+                params=[
+                    ("confirm", "query", "string", "yes", "The project's `slug`, repeated."),
+                    (
+                        "purge",
+                        "query",
+                        "boolean",
+                        "no",
+                        "Skip the seven-day grace period. Only allowed for projects with no objects.",
+                    ),
+                    ("reason", "query", "string", "no", "Free text, up to 500 characters, recorded in the audit log."),
+                    (
+                        "notify",
+                        "query",
+                        "boolean",
+                        "no",
+                        "Email every project member about the deletion. Default `true`.",
+                    ),
+                ],
+                query={"confirm": "checkout-staging", "reason": "environment%20retired"},
+                status="202 Accepted",
+                response={"id": "prj_9b03de1c7a44", "status": "deleting", "destroy_after": "2025-03-11T09:15:22.481Z"},
+                response_note="Returns `202 Accepted` with the project's new status and the time after which it can no longer be restored.",
+                errors=[
+                    ("400", "confirmation_mismatch", "`confirm` is missing or is not the project's slug."),
+                    ("409", "project_not_empty", "`purge=true` was sent but the project still holds objects."),
+                    ("403", "organization_owner_required", "Only organization owners can delete projects."),
+                ],
+                sdk=(
+                    "client.projects.delete",
+                    {"project_id": "prj_9b03de1c7a44", "confirm": "checkout-staging", "reason": "environment retired"},
+                ),
+                extra="""
                 > **Warning**
                 > Deleting a project does not cancel replication *into* it from other projects.
                 > Remove those rules first, or the source project's replication will start failing
                 > with `replication_target_unavailable` and retrying for up to 24 hours.
             """,
-        ),
-    ],
-))
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
 # Buckets
 # --------------------------------------------------------------------------------------------
 
-RESOURCES.append(Resource(
-    title="Buckets",
-    singular="bucket",
-    plural="buckets",
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="Buckets",
+        singular="bucket",
+        plural="buckets",
+        intro="""
         A bucket is a named container for objects, with its own region, storage class, visibility
         and versioning setting. Access control, lifecycle rules and replication are all configured
         per bucket, so it pays to group objects into buckets by how they are governed rather than
@@ -1220,47 +1360,55 @@ RESOURCES.append(Resource(
         matters for throughput is how requests are spread over key prefixes, discussed under
         [Objects](#objects).
     """,
-    fields=[
-        ("name", "string", "Bucket name, unique within the project. See [Bucket names](#bucket-names)."),
-        ("project_id", "string", "Project that owns the bucket."),
-        ("region", "string", "Region where the objects are stored. Fixed at creation."),
-        ("storage_class", "string", "Default class for new objects: `standard`, `infrequent` or `archive`."),
-        ("visibility", "string", "`private` (default) or `public-read`. Public buckets serve `GET` without credentials."),
-        ("versioning", "string", "`disabled`, `enabled` or `suspended`. See [Versioning of objects](#versioning-of-objects)."),
-        ("object_count", "integer", "Number of current objects. Updated every five minutes."),
-        ("bytes_stored", "integer", "Bytes stored, including non-current versions. Updated every five minutes."),
-        ("labels", "object", "Up to 32 labels."),
-        ("created_at", "timestamp", "When the bucket was created."),
-        ("updated_at", "timestamp", "When a setting last changed."),
-        ("etag", "string", "Entity tag of the bucket's settings, for conditional updates."),
-    ],
-    example={
-        "name": "media-eu",
-        "project_id": "prj_4f1c9a0e7b2d",
-        "region": "eu-central-1",
-        "storage_class": "standard",
-        "visibility": "private",
-        "versioning": "enabled",
-        "object_count": 1843022,
-        "bytes_stored": 918273645012,
-        "labels": {"team": "media"},
-        "created_at": "2024-01-15T08:41:09.117Z",
-        "updated_at": "2025-02-27T16:20:03.552Z",
-        "etag": "\"b7-3f9a1c\"",
-    },
-    variant={
-        "name": "media-eu-thumbnails",
-        "storage_class": "infrequent",
-        "visibility": "public-read",
-        "versioning": "disabled",
-        "object_count": 7350114,
-        "bytes_stored": 221870016355,
-        "created_at": "2024-01-15T08:44:52.006Z",
-        "updated_at": "2024-06-03T11:02:47.810Z",
-        "etag": "\"b7-0d21e4\"",
-    },
-    before=[
-        """
+        fields=[
+            ("name", "string", "Bucket name, unique within the project. See [Bucket names](#bucket-names)."),
+            ("project_id", "string", "Project that owns the bucket."),
+            ("region", "string", "Region where the objects are stored. Fixed at creation."),
+            ("storage_class", "string", "Default class for new objects: `standard`, `infrequent` or `archive`."),
+            (
+                "visibility",
+                "string",
+                "`private` (default) or `public-read`. Public buckets serve `GET` without credentials.",
+            ),
+            (
+                "versioning",
+                "string",
+                "`disabled`, `enabled` or `suspended`. See [Versioning of objects](#versioning-of-objects).",
+            ),
+            ("object_count", "integer", "Number of current objects. Updated every five minutes."),
+            ("bytes_stored", "integer", "Bytes stored, including non-current versions. Updated every five minutes."),
+            ("labels", "object", "Up to 32 labels."),
+            ("created_at", "timestamp", "When the bucket was created."),
+            ("updated_at", "timestamp", "When a setting last changed."),
+            ("etag", "string", "Entity tag of the bucket's settings, for conditional updates."),
+        ],
+        example={
+            "name": "media-eu",
+            "project_id": "prj_4f1c9a0e7b2d",
+            "region": "eu-central-1",
+            "storage_class": "standard",
+            "visibility": "private",
+            "versioning": "enabled",
+            "object_count": 1843022,
+            "bytes_stored": 918273645012,
+            "labels": {"team": "media"},
+            "created_at": "2024-01-15T08:41:09.117Z",
+            "updated_at": "2025-02-27T16:20:03.552Z",
+            "etag": '"b7-3f9a1c"',
+        },
+        variant={
+            "name": "media-eu-thumbnails",
+            "storage_class": "infrequent",
+            "visibility": "public-read",
+            "versioning": "disabled",
+            "object_count": 7350114,
+            "bytes_stored": 221870016355,
+            "created_at": "2024-01-15T08:44:52.006Z",
+            "updated_at": "2024-06-03T11:02:47.810Z",
+            "etag": '"b7-0d21e4"',
+        },
+        before=[
+            """
         ### Bucket names
 
         Bucket names appear in URLs and in DNS names for public buckets, so the rules are strict:
@@ -1278,188 +1426,290 @@ RESOURCES.append(Resource(
         for public names, by anyone. If you publish URLs that contain a bucket name, consider
         what someone else could serve from them after you delete the bucket.
         """,
-    ],
-    endpoints=[
-        Endpoint(
-            title="List buckets",
-            method="GET",
-            path="/v2/buckets",
-            scope="objects:read",
-            summary="""
+        ],
+        endpoints=[
+            Endpoint(
+                title="List buckets",
+                method="GET",
+                path="/v2/buckets",
+                scope="objects:read",
+                summary="""
                 Returns the buckets in the project in alphabetical order. The counts in each
                 bucket are up to five minutes old; if you need an exact object count, list the
                 bucket's objects, and be prepared for that to take a while on large buckets.
             """,
-            params=[
-                p_limit("buckets"),
-                p_cursor(),
-                ("prefix", "query", "string", "no", "Only buckets whose names start with this string."),
-                ("region", "query", "string", "no", "Only buckets in this region."),
-                ("label", "query", "string", "no", "Label selector, for example `team=media`."),
-                p_fields(),
-            ],
-            query={"prefix": "media-", "fields": "name,region,bytes_stored", "limit": 2},
-            response="list",
-            sdk=("buckets = client.buckets.list", {"prefix": "media-"}),
-            py_after="""
+                params=[
+                    p_limit("buckets"),
+                    p_cursor(),
+                    ("prefix", "query", "string", "no", "Only buckets whose names start with this string."),
+                    ("region", "query", "string", "no", "Only buckets in this region."),
+                    ("label", "query", "string", "no", "Label selector, for example `team=media`."),
+                    p_fields(),
+                ],
+                query={"prefix": "media-", "fields": "name,region,bytes_stored", "limit": 2},
+                response="list",
+                sdk=("buckets = client.buckets.list", {"prefix": "media-"}),
+                py_after="""
                 total = sum(b.bytes_stored for b in buckets)
                 print(f"{total / 2**40:.2f} TiB in {len(buckets)} buckets")
             """,
-        ),
-        Endpoint(
-            title="Create a bucket",
-            method="POST",
-            path="/v2/buckets",
-            scope="buckets:manage",
-            summary="""
+            ),
+            Endpoint(
+                title="Create a bucket",
+                method="POST",
+                path="/v2/buckets",
+                scope="buckets:manage",
+                summary="""
                 Creates a bucket. The region defaults to the project's home region; putting a
                 bucket somewhere else is allowed and common, for example to keep European users'
                 uploads in the EU while the project itself lives in `us-east-2`. Versioning can be
                 enabled now or later, but once enabled it can only be *suspended*, never disabled
                 again, because the bucket may already hold non-current versions.
             """,
-            params=[
-                ("name", "body", "string", "yes", "See [Bucket names](#bucket-names)."),
-                ("region", "body", "string", "no", "Default: the project's home region."),
-                ("storage_class", "body", "string", "no", "`standard`, `infrequent` or `archive`. Default: the project's default."),
-                ("visibility", "body", "string", "no", "`private` (default) or `public-read`."),
-                ("versioning", "body", "string", "no", "`disabled` (default) or `enabled`."),
-                ("labels", "body", "object", "no", "Up to 32 labels."),
-            ],
-            body={"name": "media-eu", "region": "eu-central-1", "versioning": "enabled", "labels": {"team": "media"}},
-            status="201 Created",
-            errors=[
-                ("409", "bucket_exists", "The project already has a bucket with this name."),
-                ("409", "public_name_taken", "`visibility` is `public-read` and another project's public bucket has the name."),
-                ("400", "invalid_bucket_name", "The name breaks one of the [naming rules](#bucket-names); the message says which."),
-                ("403", "quota_exceeded", "The project is at its `buckets_per_project` quota."),
-            ],
-            sdk=("bucket = client.buckets.create", {"name": "media-eu", "region": "eu-central-1", "versioning": "enabled"}),
-            py_after="""
+                params=[
+                    ("name", "body", "string", "yes", "See [Bucket names](#bucket-names)."),
+                    ("region", "body", "string", "no", "Default: the project's home region."),
+                    (
+                        "storage_class",
+                        "body",
+                        "string",
+                        "no",
+                        "`standard`, `infrequent` or `archive`. Default: the project's default.",
+                    ),
+                    ("visibility", "body", "string", "no", "`private` (default) or `public-read`."),
+                    ("versioning", "body", "string", "no", "`disabled` (default) or `enabled`."),
+                    ("labels", "body", "object", "no", "Up to 32 labels."),
+                ],
+                body={
+                    "name": "media-eu",
+                    "region": "eu-central-1",
+                    "versioning": "enabled",
+                    "labels": {"team": "media"},
+                },
+                status="201 Created",
+                errors=[
+                    ("409", "bucket_exists", "The project already has a bucket with this name."),
+                    (
+                        "409",
+                        "public_name_taken",
+                        "`visibility` is `public-read` and another project's public bucket has the name.",
+                    ),
+                    (
+                        "400",
+                        "invalid_bucket_name",
+                        "The name breaks one of the [naming rules](#bucket-names); the message says which.",
+                    ),
+                    ("403", "quota_exceeded", "The project is at its `buckets_per_project` quota."),
+                ],
+                sdk=(
+                    "bucket = client.buckets.create",
+                    {"name": "media-eu", "region": "eu-central-1", "versioning": "enabled"},
+                ),
+                py_after="""
                 print(bucket.name, bucket.region, bucket.versioning)
             """,
-        ),
-        Endpoint(
-            title="Retrieve a bucket",
-            method="GET",
-            path="/v2/buckets/{bucket}",
-            scope="objects:read",
-            summary="""
+            ),
+            Endpoint(
+                title="Retrieve a bucket",
+                method="GET",
+                path="/v2/buckets/{bucket}",
+                scope="objects:read",
+                summary="""
                 Returns a bucket's settings and its approximate size. This is also the cheapest way
                 to check that a bucket exists and that your credential can see it: a missing bucket
                 and a bucket you may not read both answer `404`, by design.
             """,
-            params=[
-                p_fields(),
-                ("If-None-Match", "header", "string", "no", "Answers `304 Not Modified` when the settings have not changed."),
-                ("include", "query", "string", "no", "`cors` and/or `policy`, comma-separated, to include those configurations."),
-            ],
-            errors=[("404", "bucket_not_found", "The bucket does not exist or is not visible to the caller.")],
-            sdk=("bucket = client.buckets.get", {"name": "media-eu", "include": ["cors"]}),
-            py_after="""
+                params=[
+                    p_fields(),
+                    (
+                        "If-None-Match",
+                        "header",
+                        "string",
+                        "no",
+                        "Answers `304 Not Modified` when the settings have not changed.",
+                    ),
+                    (
+                        "include",
+                        "query",
+                        "string",
+                        "no",
+                        "`cors` and/or `policy`, comma-separated, to include those configurations.",
+                    ),
+                ],
+                errors=[("404", "bucket_not_found", "The bucket does not exist or is not visible to the caller.")],
+                sdk=("bucket = client.buckets.get", {"name": "media-eu", "include": ["cors"]}),
+                py_after="""
                 for rule in bucket.cors:
                     print(rule.allowed_origins, rule.allowed_methods)
             """,
-        ),
-        Endpoint(
-            title="Change bucket settings",
-            method="PATCH",
-            path="/v2/buckets/{bucket}",
-            scope="buckets:manage",
-            summary="""
+            ),
+            Endpoint(
+                title="Change bucket settings",
+                method="PATCH",
+                path="/v2/buckets/{bucket}",
+                scope="buckets:manage",
+                summary="""
                 Updates the settings you send. Changing `storage_class` affects only objects
                 written afterwards; to move existing objects to another class, use a
                 [lifecycle rule](#lifecycle-rules). Making a bucket public takes effect at once.
                 Making it private takes up to 60 seconds to reach every edge cache, as explained
                 in [Consistency and durability](#consistency-and-durability).
             """,
-            params=[
-                ("storage_class", "body", "string", "no", "New default class for new objects."),
-                ("visibility", "body", "string", "no", "`private` or `public-read`."),
-                ("versioning", "body", "string", "no", "`enabled` or `suspended`. `disabled` is accepted only if versioning was never enabled."),
-                ("labels", "body", "object", "no", "Labels to set; `null` removes a label."),
-                ("cors", "body", "object[]", "no", "Replaces the CORS rules. Up to 10 rules; see below."),
-                ("If-Match", "header", "string", "no", "The bucket's `etag`; protects against overwriting a concurrent change."),
-            ],
-            body={"visibility": "private", "cors": [{"allowed_origins": ["https://app.example.com"], "allowed_methods": ["GET", "PUT"], "max_age_seconds": 3600}]},
-            errors=[
-                ("412", "precondition_failed", "The bucket changed since the `etag` you sent."),
-                ("409", "versioning_irreversible", "You asked for `disabled` on a bucket where versioning was enabled before."),
-                ("400", "invalid_cors_rule", "A rule has no origins, uses a method other than `GET|HEAD|PUT|POST|DELETE`, or a wildcard in the middle of an origin."),
-            ],
-            sdk=("client.buckets.update", {"name": "media-eu", "visibility": "private", "if_match": "\"b7-3f9a1c\""}),
-            extra="""
+                params=[
+                    ("storage_class", "body", "string", "no", "New default class for new objects."),
+                    ("visibility", "body", "string", "no", "`private` or `public-read`."),
+                    (
+                        "versioning",
+                        "body",
+                        "string",
+                        "no",
+                        "`enabled` or `suspended`. `disabled` is accepted only if versioning was never enabled.",
+                    ),
+                    ("labels", "body", "object", "no", "Labels to set; `null` removes a label."),
+                    ("cors", "body", "object[]", "no", "Replaces the CORS rules. Up to 10 rules; see below."),
+                    (
+                        "If-Match",
+                        "header",
+                        "string",
+                        "no",
+                        "The bucket's `etag`; protects against overwriting a concurrent change.",
+                    ),
+                ],
+                body={
+                    "visibility": "private",
+                    "cors": [
+                        {
+                            "allowed_origins": ["https://app.example.com"],
+                            "allowed_methods": ["GET", "PUT"],
+                            "max_age_seconds": 3600,
+                        }
+                    ],
+                },
+                errors=[
+                    ("412", "precondition_failed", "The bucket changed since the `etag` you sent."),
+                    (
+                        "409",
+                        "versioning_irreversible",
+                        "You asked for `disabled` on a bucket where versioning was enabled before.",
+                    ),
+                    (
+                        "400",
+                        "invalid_cors_rule",
+                        "A rule has no origins, uses a method other than `GET|HEAD|PUT|POST|DELETE`, or a wildcard in the middle of an origin.",
+                    ),
+                ],
+                sdk=("client.buckets.update", {"name": "media-eu", "visibility": "private", "if_match": '"b7-3f9a1c"'}),
+                extra="""
                 CORS rules are evaluated in order and the first rule whose origin and method match
                 wins. An origin may be `*`, an exact origin, or a single leading wildcard such as
                 `https://*.example.com`. Leave `allowed_headers` out to allow any request header;
                 the SDK's browser build needs `content-type`, `larkspur-checksum-crc32c` and
                 `x-larkspur-project` at least.
             """,
-        ),
-        Endpoint(
-            title="Delete a bucket",
-            method="DELETE",
-            path="/v2/buckets/{bucket}",
-            scope="buckets:manage",
-            summary="""
+            ),
+            Endpoint(
+                title="Delete a bucket",
+                method="DELETE",
+                path="/v2/buckets/{bucket}",
+                scope="buckets:manage",
+                summary="""
                 Deletes an empty bucket. A bucket that still holds objects, including non-current
                 versions or parts of unfinished multipart uploads, cannot be deleted; empty it
                 first with a lifecycle rule (cheap, but takes up to a day) or by listing and
                 deleting (fast, but you pay for the requests). The name becomes available again
                 immediately.
             """,
-            params=[
-                ("If-Match", "header", "string", "no", "The bucket's `etag`."),
-                ("abort_uploads", "query", "boolean", "no", "Abort unfinished multipart uploads first. Default `false`."),
-                ("expected_owner", "query", "string", "no", "Project ID you expect to own the bucket; guards scripts that run against the wrong project."),
-            ],
-            query={"abort_uploads": "true"},
-            status="204 No Content",
-            response="none",
-            errors=[
-                ("409", "bucket_not_empty", "The bucket still holds objects or versions. The message includes the count."),
-                ("409", "bucket_has_replication_source", "Another bucket replicates into this one; remove that rule first."),
-                ("404", "bucket_not_found", "No such bucket."),
-            ],
-            sdk=("client.buckets.delete", {"name": "media-eu-old", "abort_uploads": True}),
-            layout=0,
-        ),
-        Endpoint(
-            title="Get bucket usage over time",
-            method="GET",
-            path="/v2/buckets/{bucket}/usage",
-            scope="billing:read",
-            summary="""
+                params=[
+                    ("If-Match", "header", "string", "no", "The bucket's `etag`."),
+                    (
+                        "abort_uploads",
+                        "query",
+                        "boolean",
+                        "no",
+                        "Abort unfinished multipart uploads first. Default `false`.",
+                    ),
+                    (
+                        "expected_owner",
+                        "query",
+                        "string",
+                        "no",
+                        "Project ID you expect to own the bucket; guards scripts that run against the wrong project.",
+                    ),
+                ],
+                query={"abort_uploads": "true"},
+                status="204 No Content",
+                response="none",
+                errors=[
+                    (
+                        "409",
+                        "bucket_not_empty",
+                        "The bucket still holds objects or versions. The message includes the count.",
+                    ),
+                    (
+                        "409",
+                        "bucket_has_replication_source",
+                        "Another bucket replicates into this one; remove that rule first.",
+                    ),
+                    ("404", "bucket_not_found", "No such bucket."),
+                ],
+                sdk=("client.buckets.delete", {"name": "media-eu-old", "abort_uploads": True}),
+                layout=0,
+            ),
+            Endpoint(
+                title="Get bucket usage over time",
+                method="GET",
+                path="/v2/buckets/{bucket}/usage",
+                scope="billing:read",
+                summary="""
                 Returns daily usage figures for one bucket: bytes stored (the daily average),
                 requests by class and bytes transferred out. Figures for the current day are
                 partial and change until the day closes at 00:00 UTC. This is the same data that
                 invoices are computed from, broken down per bucket, which makes it the right
                 source for charging usage back to internal teams.
             """,
-            params=[
-                ("from", "query", "date", "yes", "First day, `YYYY-MM-DD`, inclusive."),
-                ("to", "query", "date", "yes", "Last day, inclusive. At most 93 days after `from`."),
-                ("granularity", "query", "string", "no", "`day` (default) or `month`."),
-            ],
-            query={"from": "2025-02-01", "to": "2025-02-03"},
-            response={
-                "bucket": "media-eu",
-                "granularity": "day",
-                "days": [
-                    {"date": "2025-02-01", "bytes_stored_avg": 905118734112, "class_a_requests": 118204, "class_b_requests": 2291876, "egress_bytes": 41203877120},
-                    {"date": "2025-02-02", "bytes_stored_avg": 906002318544, "class_a_requests": 97311, "class_b_requests": 1874410, "egress_bytes": 33871002624},
-                    {"date": "2025-02-03", "bytes_stored_avg": 907450117903, "class_a_requests": 131876, "class_b_requests": 2460125, "egress_bytes": 45517430784},
+                params=[
+                    ("from", "query", "date", "yes", "First day, `YYYY-MM-DD`, inclusive."),
+                    ("to", "query", "date", "yes", "Last day, inclusive. At most 93 days after `from`."),
+                    ("granularity", "query", "string", "no", "`day` (default) or `month`."),
                 ],
-            },
-            response_note="Returns `200 OK` with one entry per day (or month), oldest first.",
-            errors=[("400", "range_too_long", "`to` is more than 93 days after `from`.")],
-            sdk=("usage = client.buckets.usage", {"name": "media-eu", "start": "2025-02-01", "end": "2025-02-28"}),
-            py_after="""
+                query={"from": "2025-02-01", "to": "2025-02-03"},
+                response={
+                    "bucket": "media-eu",
+                    "granularity": "day",
+                    "days": [
+                        {
+                            "date": "2025-02-01",
+                            "bytes_stored_avg": 905118734112,
+                            "class_a_requests": 118204,
+                            "class_b_requests": 2291876,
+                            "egress_bytes": 41203877120,
+                        },
+                        {
+                            "date": "2025-02-02",
+                            "bytes_stored_avg": 906002318544,
+                            "class_a_requests": 97311,
+                            "class_b_requests": 1874410,
+                            "egress_bytes": 33871002624,
+                        },
+                        {
+                            "date": "2025-02-03",
+                            "bytes_stored_avg": 907450117903,
+                            "class_a_requests": 131876,
+                            "class_b_requests": 2460125,
+                            "egress_bytes": 45517430784,
+                        },
+                    ],
+                },
+                response_note="Returns `200 OK` with one entry per day (or month), oldest first.",
+                errors=[("400", "range_too_long", "`to` is more than 93 days after `from`.")],
+                sdk=("usage = client.buckets.usage", {"name": "media-eu", "start": "2025-02-01", "end": "2025-02-28"}),
+                py_after="""
                 egress_gib = sum(day.egress_bytes for day in usage.days) / 2**30
             """,
-        ),
-    ],
-))
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1471,7 +1721,7 @@ OBJECT_EXAMPLE = {
     "key": "reports/2025/q3.pdf",
     "size": 2481920,
     "content_type": "application/pdf",
-    "etag": "\"9f2c0b7e41d3a8c6\"",
+    "etag": '"9f2c0b7e41d3a8c6"',
     "checksum_crc32c": "yZRlqg==",
     "storage_class": "standard",
     "version_id": "v_01HQ7Z3K8M2N4P6R",
@@ -1480,14 +1730,15 @@ OBJECT_EXAMPLE = {
     "metadata": {"author": "Zoë Marchetti", "source": "café-pos-export", "reviewed": "yes"},
 }
 
-RESOURCES.append(Resource(
-    title="Objects",
-    singular="object",
-    plural="objects",
-    host=DATA,
-    object_heading="### The object resource",
-    object_phrase="the metadata of the stored object",
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="Objects",
+        singular="object",
+        plural="objects",
+        host=DATA,
+        object_heading="### The object resource",
+        object_phrase="the metadata of the stored object",
+        intro="""
         Objects are the files you store. The endpoints in this part move bytes, so they are served
         by the regional data plane, `https://<region>.larkspur.example`, rather than by the control
         plane; see [Base URLs and regions](#base-urls-and-regions). All examples use
@@ -1497,32 +1748,32 @@ RESOURCES.append(Resource(
         [multipart upload](#uploads), which we also recommend from about 100 MiB upwards, because a
         failed part can be retried on its own while a failed `PUT` must start again from byte zero.
     """,
-    fields=[
-        ("bucket", "string", "Bucket that holds the object."),
-        ("key", "string", "Object key, up to 1,024 bytes of UTF-8."),
-        ("size", "integer", "Size in bytes."),
-        ("content_type", "string", "Media type given at upload, served back as `Content-Type`."),
-        ("etag", "string", "Entity tag. For single-part objects it is *not* an MD5; do not compare it with one."),
-        ("checksum_crc32c", "string", "Base64 CRC32C of the whole object, computed by the server."),
-        ("checksum_sha256", "string", "Base64 SHA-256, present only if the uploader supplied one."),
-        ("storage_class", "string", "`standard`, `infrequent` or `archive`."),
-        ("version_id", "string", "Version identifier; `null` in buckets where versioning was never enabled."),
-        ("is_latest", "boolean", "Whether this is the current version of the key."),
-        ("created_at", "timestamp", "When this version was written."),
-        ("metadata", "object", "User metadata, as sent in `Larkspur-Meta-*` headers."),
-    ],
-    example=OBJECT_EXAMPLE,
-    variant={
-        "key": "reports/2025/q3-appendix.xlsx",
-        "size": 88113,
-        "content_type": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        "etag": "\"41aa07d2c95e3b18\"",
-        "checksum_crc32c": "3Jd0eA==",
-        "version_id": "v_01HQ7Z4B1C9D0E2F",
-        "metadata": {"author": "Kenji Watanabe", "office": "東京"},
-    },
-    before=[
-        """
+        fields=[
+            ("bucket", "string", "Bucket that holds the object."),
+            ("key", "string", "Object key, up to 1,024 bytes of UTF-8."),
+            ("size", "integer", "Size in bytes."),
+            ("content_type", "string", "Media type given at upload, served back as `Content-Type`."),
+            ("etag", "string", "Entity tag. For single-part objects it is *not* an MD5; do not compare it with one."),
+            ("checksum_crc32c", "string", "Base64 CRC32C of the whole object, computed by the server."),
+            ("checksum_sha256", "string", "Base64 SHA-256, present only if the uploader supplied one."),
+            ("storage_class", "string", "`standard`, `infrequent` or `archive`."),
+            ("version_id", "string", "Version identifier; `null` in buckets where versioning was never enabled."),
+            ("is_latest", "boolean", "Whether this is the current version of the key."),
+            ("created_at", "timestamp", "When this version was written."),
+            ("metadata", "object", "User metadata, as sent in `Larkspur-Meta-*` headers."),
+        ],
+        example=OBJECT_EXAMPLE,
+        variant={
+            "key": "reports/2025/q3-appendix.xlsx",
+            "size": 88113,
+            "content_type": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            "etag": '"41aa07d2c95e3b18"',
+            "checksum_crc32c": "3Jd0eA==",
+            "version_id": "v_01HQ7Z4B1C9D0E2F",
+            "metadata": {"author": "Kenji Watanabe", "office": "東京"},
+        },
+        before=[
+            """
         ### Object keys and metadata
 
         A key is any sequence of up to 1,024 bytes of valid UTF-8, except that it must not contain
@@ -1568,14 +1819,14 @@ RESOURCES.append(Resource(
         with a [lifecycle rule](#lifecycle-rules) that expires non-current versions after a few
         days or weeks.
         """,
-    ],
-    endpoints=[
-        Endpoint(
-            title="The `PUT /objects/{key}` call",
-            method="PUT",
-            path="/v2/buckets/{bucket}/objects/{key}",
-            scope="objects:write",
-            summary="""
+        ],
+        endpoints=[
+            Endpoint(
+                title="The `PUT /objects/{key}` call",
+                method="PUT",
+                path="/v2/buckets/{bucket}/objects/{key}",
+                scope="objects:write",
+                summary="""
                 Stores the request body as an object under `key`, replacing any current object with
                 that key (or adding a version, in a versioned bucket). The body is the raw bytes,
                 not JSON, and `Content-Length` is required: chunked transfer encoding is refused,
@@ -1586,27 +1837,69 @@ RESOURCES.append(Resource(
                 To create the object only if the key is free, send `If-None-Match: *`. To replace
                 it only if it has not changed since you read it, send `If-Match` with its `etag`.
             """,
-            params=[
-                ("Content-Type", "header", "string", "no", "Stored and served back. Default `application/octet-stream`."),
-                ("Content-Length", "header", "integer", "yes", "Size of the body in bytes, at most 5 GiB."),
-                ("Larkspur-Checksum-CRC32C", "header", "string", "no", "Base64 CRC32C of the body; the write fails if it does not match."),
-                ("Larkspur-Checksum-SHA256", "header", "string", "no", "Base64 SHA-256 of the body; stored and returned on reads."),
-                ("Larkspur-Meta-*", "header", "string", "no", "User metadata, one header per entry. See [Object keys and metadata](#object-keys-and-metadata)."),
-                ("Larkspur-Storage-Class", "header", "string", "no", "Overrides the bucket's default class."),
-                ("Cache-Control", "header", "string", "no", "Stored and served back, for example `public, max-age=86400`."),
-                ("Content-Disposition", "header", "string", "no", "Stored and served back, for example `attachment; filename=\"q3.pdf\"`."),
-                ("If-None-Match", "header", "string", "no", "`*` to fail with `412` if the key already exists."),
-                ("If-Match", "header", "string", "no", "Fail with `412` unless the current object has this entity tag."),
-            ],
-            status="201 Created",
-            errors=[
-                ("400", "checksum_mismatch", "A checksum header was sent and does not match the bytes received."),
-                ("411", "length_required", "No `Content-Length`, or chunked transfer encoding was used."),
-                ("413", "object_too_large", "The body is larger than 5 GiB; use a multipart upload."),
-                ("412", "precondition_failed", "An `If-Match` or `If-None-Match` condition failed."),
-                ("403", "quota_exceeded", "The project is at its `bytes_stored` quota."),
-            ],
-            curl="""
+                params=[
+                    (
+                        "Content-Type",
+                        "header",
+                        "string",
+                        "no",
+                        "Stored and served back. Default `application/octet-stream`.",
+                    ),
+                    ("Content-Length", "header", "integer", "yes", "Size of the body in bytes, at most 5 GiB."),
+                    (
+                        "Larkspur-Checksum-CRC32C",
+                        "header",
+                        "string",
+                        "no",
+                        "Base64 CRC32C of the body; the write fails if it does not match.",
+                    ),
+                    (
+                        "Larkspur-Checksum-SHA256",
+                        "header",
+                        "string",
+                        "no",
+                        "Base64 SHA-256 of the body; stored and returned on reads.",
+                    ),
+                    (
+                        "Larkspur-Meta-*",
+                        "header",
+                        "string",
+                        "no",
+                        "User metadata, one header per entry. See [Object keys and metadata](#object-keys-and-metadata).",
+                    ),
+                    ("Larkspur-Storage-Class", "header", "string", "no", "Overrides the bucket's default class."),
+                    (
+                        "Cache-Control",
+                        "header",
+                        "string",
+                        "no",
+                        "Stored and served back, for example `public, max-age=86400`.",
+                    ),
+                    (
+                        "Content-Disposition",
+                        "header",
+                        "string",
+                        "no",
+                        'Stored and served back, for example `attachment; filename="q3.pdf"`.',
+                    ),
+                    ("If-None-Match", "header", "string", "no", "`*` to fail with `412` if the key already exists."),
+                    (
+                        "If-Match",
+                        "header",
+                        "string",
+                        "no",
+                        "Fail with `412` unless the current object has this entity tag.",
+                    ),
+                ],
+                status="201 Created",
+                errors=[
+                    ("400", "checksum_mismatch", "A checksum header was sent and does not match the bytes received."),
+                    ("411", "length_required", "No `Content-Length`, or chunked transfer encoding was used."),
+                    ("413", "object_too_large", "The body is larger than 5 GiB; use a multipart upload."),
+                    ("412", "precondition_failed", "An `If-Match` or `If-None-Match` condition failed."),
+                    ("403", "quota_exceeded", "The project is at its `bytes_stored` quota."),
+                ],
+                curl="""
                 curl -X PUT "https://eu-central-1.larkspur.example/v2/buckets/media-eu/objects/reports%2F2025%2Fq3.pdf" \\
                   -H "Authorization: Bearer $LARKSPUR_TOKEN" \\
                   -H "Content-Type: application/pdf" \\
@@ -1615,7 +1908,7 @@ RESOURCES.append(Resource(
                   -H "If-None-Match: *" \\
                   --data-binary @q3.pdf
             """,
-            python="""
+                python="""
                 from larkspur import Client
 
                 client = Client()
@@ -1631,28 +1924,52 @@ RESOURCES.append(Resource(
                     )
                 print(obj.version_id, obj.checksum_crc32c)
             """,
-            layout=1,
-        ),
-        Endpoint(
-            title="Download an object",
-            method="GET",
-            path="/v2/buckets/{bucket}/objects/{key}",
-            scope="objects:read",
-            summary="""
+                layout=1,
+            ),
+            Endpoint(
+                title="Download an object",
+                method="GET",
+                path="/v2/buckets/{bucket}/objects/{key}",
+                scope="objects:read",
+                summary="""
                 Returns the object's bytes as the response body, with its metadata in headers. Use
                 `Range` to read part of an object; a single range is supported, and multiple
                 ranges in one request are refused with `416`. Objects in the `archive` class must
                 be [restored](#lifecycle-rules) before they can be read, and a `GET` on one that
                 has not been answers `409 object_archived`.
             """,
-            params=[
-                ("Range", "header", "string", "no", "One byte range, for example `bytes=0-1048575` or `bytes=-500`."),
-                ("If-None-Match", "header", "string", "no", "Answers `304 Not Modified` if the entity tag matches."),
-                ("If-Modified-Since", "header", "string", "no", "HTTP date; answers `304` if the object is not newer."),
-                ("version_id", "query", "string", "no", "Read this version instead of the current one."),
-                ("response_content_disposition", "query", "string", "no", "Overrides `Content-Disposition` in the response, for downloads from a browser."),
-            ],
-            response="""
+                params=[
+                    (
+                        "Range",
+                        "header",
+                        "string",
+                        "no",
+                        "One byte range, for example `bytes=0-1048575` or `bytes=-500`.",
+                    ),
+                    (
+                        "If-None-Match",
+                        "header",
+                        "string",
+                        "no",
+                        "Answers `304 Not Modified` if the entity tag matches.",
+                    ),
+                    (
+                        "If-Modified-Since",
+                        "header",
+                        "string",
+                        "no",
+                        "HTTP date; answers `304` if the object is not newer.",
+                    ),
+                    ("version_id", "query", "string", "no", "Read this version instead of the current one."),
+                    (
+                        "response_content_disposition",
+                        "query",
+                        "string",
+                        "no",
+                        "Overrides `Content-Disposition` in the response, for downloads from a browser.",
+                    ),
+                ],
+                response="""
                 ~~~http
                 HTTP/1.1 206 Partial Content
                 Content-Type: application/pdf
@@ -1668,49 +1985,53 @@ RESOURCES.append(Resource(
                 <1,048,576 bytes of PDF>
                 ~~~
             """,
-            response_note="""
+                response_note="""
                 Returns `200 OK` with the whole object, or `206 Partial Content` for a range
                 request. The checksum header always describes the *whole* object, so you can only
                 verify it after reading every range.
             """,
-            errors=[
-                ("404", "object_not_found", "No current object with this key, or no such version."),
-                ("409", "object_archived", "The object is in the archive class and has not been restored."),
-                ("416", "range_not_satisfiable", "The range starts beyond the end of the object, or several ranges were asked for."),
-            ],
-            curl="""
+                errors=[
+                    ("404", "object_not_found", "No current object with this key, or no such version."),
+                    ("409", "object_archived", "The object is in the archive class and has not been restored."),
+                    (
+                        "416",
+                        "range_not_satisfiable",
+                        "The range starts beyond the end of the object, or several ranges were asked for.",
+                    ),
+                ],
+                curl="""
                 curl "https://eu-central-1.larkspur.example/v2/buckets/media-eu/objects/reports%2F2025%2Fq3.pdf" \\
                   -H "Authorization: Bearer $LARKSPUR_TOKEN" \\
                   -H "Range: bytes=0-1048575" \\
                   -o q3-first-mib.pdf
             """,
-            python="""
+                python="""
                 # Stream to disk in 8 MiB chunks; the SDK verifies the CRC32C at the end and
                 # raises ChecksumMismatch (deleting nothing) if the bytes were corrupted.
                 with client.objects.get("media-eu", "reports/2025/q3.pdf") as body, open("q3.pdf", "wb") as out:
                     for chunk in body.iter_bytes(8 * 2**20):
                         out.write(chunk)
             """,
-            layout=0,
-        ),
-        Endpoint(
-            title="Read metadata with `HEAD`",
-            method="HEAD",
-            path="/v2/buckets/{bucket}/objects/{key}",
-            scope="objects:read",
-            summary="""
+                layout=0,
+            ),
+            Endpoint(
+                title="Read metadata with `HEAD`",
+                method="HEAD",
+                path="/v2/buckets/{bucket}/objects/{key}",
+                scope="objects:read",
+                summary="""
                 Returns the same headers as a `GET` and no body. `HEAD` is billed as a class B
                 request, like a `GET`, but transfers nothing, so it is the right way to check
                 whether an object exists, how large it is or which version is current. Errors come
                 back as status codes only, since a `HEAD` response cannot carry a body; the error
                 code is repeated in the `Larkspur-Error-Code` header.
             """,
-            params=[
-                ("version_id", "query", "string", "no", "Describe this version instead of the current one."),
-                ("If-None-Match", "header", "string", "no", "Answers `304` if the entity tag matches."),
-                ("If-Match", "header", "string", "no", "Answers `412` unless the entity tag matches."),
-            ],
-            response="""
+                params=[
+                    ("version_id", "query", "string", "no", "Describe this version instead of the current one."),
+                    ("If-None-Match", "header", "string", "no", "Answers `304` if the entity tag matches."),
+                    ("If-Match", "header", "string", "no", "Answers `412` unless the entity tag matches."),
+                ],
+                response="""
                 ~~~http
                 HTTP/1.1 200 OK
                 Content-Type: application/pdf
@@ -1721,22 +2042,22 @@ RESOURCES.append(Resource(
                 Larkspur-Version-Id: v_01HQ7Z3K8M2N4P6R
                 ~~~
             """,
-            response_note="Returns `200 OK` with the object's headers.",
-            sdk=("meta = client.objects.head", {"bucket": "media-eu", "key": "reports/2025/q3.pdf"}),
-            py_after="""
+                response_note="Returns `200 OK` with the object's headers.",
+                sdk=("meta = client.objects.head", {"bucket": "media-eu", "key": "reports/2025/q3.pdf"}),
+                py_after="""
                 if meta is None:          # head() returns None instead of raising on 404
                     print("not there")
                 else:
                     print(meta.size, meta.storage_class)
             """,
-            layout=2,
-        ),
-        Endpoint(
-            title="List objects",
-            method="GET",
-            path="/v2/buckets/{bucket}/objects",
-            scope="objects:read",
-            summary="""
+                layout=2,
+            ),
+            Endpoint(
+                title="List objects",
+                method="GET",
+                path="/v2/buckets/{bucket}/objects",
+                scope="objects:read",
+                summary="""
                 Lists objects in key order, in UTF-8 byte order to be exact, which differs from the
                 order most languages' default string sort gives for non-ASCII keys. With a
                 `delimiter`, keys that contain the delimiter after the prefix are rolled up into
@@ -1746,70 +2067,100 @@ RESOURCES.append(Resource(
                 single snapshot. See [Consistency and durability](#consistency-and-durability)
                 for exactly what that means.
             """,
-            params=[
-                ("prefix", "query", "string", "no", "Only keys starting with this string."),
-                ("delimiter", "query", "string", "no", "Usually `/`. Rolls up keys into `common_prefixes`."),
-                ("start_after", "query", "string", "no", "Start listing after this key. Ignored when `cursor` is sent."),
-                p_limit("objects", 1000, 1000),
-                p_cursor(),
-                ("include", "query", "string", "no", "`metadata|versions|delete_markers`, comma-separated. Versions are listed newest first within a key."),
-                p_fields(),
-            ],
-            query={"prefix": "reports/2025/", "delimiter": "/", "limit": 2},
-            response={
-                "data": [
-                    {k: v for k, v in OBJECT_EXAMPLE.items() if k != "metadata"},
-                    {"bucket": "media-eu", "key": "reports/2025/q3-appendix.xlsx", "size": 88113, "content_type": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "etag": "\"41aa07d2c95e3b18\"", "checksum_crc32c": "3Jd0eA==", "storage_class": "standard", "version_id": "v_01HQ7Z4B1C9D0E2F", "is_latest": True, "created_at": "2025-03-04T09:16:02.007Z"},
+                params=[
+                    ("prefix", "query", "string", "no", "Only keys starting with this string."),
+                    ("delimiter", "query", "string", "no", "Usually `/`. Rolls up keys into `common_prefixes`."),
+                    (
+                        "start_after",
+                        "query",
+                        "string",
+                        "no",
+                        "Start listing after this key. Ignored when `cursor` is sent.",
+                    ),
+                    p_limit("objects", 1000, 1000),
+                    p_cursor(),
+                    (
+                        "include",
+                        "query",
+                        "string",
+                        "no",
+                        "`metadata|versions|delete_markers`, comma-separated. Versions are listed newest first within a key.",
+                    ),
+                    p_fields(),
                 ],
-                "common_prefixes": ["reports/2025/drafts/", "reports/2025/exports/"],
-                "has_more": True,
-                "next_cursor": "b2JqOm1lZGlhLWV1OnJlcG9ydHMvMjAyNS9xMy1hcHBlbmRpeC54bHN4",
-            },
-            response_note="Returns `200 OK` with a page of objects and, when a delimiter was sent, the common prefixes found on this page.",
-            sdk=("for obj in client.objects.list", {"bucket": "media-eu", "prefix": "reports/2025/"}),
-            py_after="""
+                query={"prefix": "reports/2025/", "delimiter": "/", "limit": 2},
+                response={
+                    "data": [
+                        {k: v for k, v in OBJECT_EXAMPLE.items() if k != "metadata"},
+                        {
+                            "bucket": "media-eu",
+                            "key": "reports/2025/q3-appendix.xlsx",
+                            "size": 88113,
+                            "content_type": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                            "etag": '"41aa07d2c95e3b18"',
+                            "checksum_crc32c": "3Jd0eA==",
+                            "storage_class": "standard",
+                            "version_id": "v_01HQ7Z4B1C9D0E2F",
+                            "is_latest": True,
+                            "created_at": "2025-03-04T09:16:02.007Z",
+                        },
+                    ],
+                    "common_prefixes": ["reports/2025/drafts/", "reports/2025/exports/"],
+                    "has_more": True,
+                    "next_cursor": "b2JqOm1lZGlhLWV1OnJlcG9ydHMvMjAyNS9xMy1hcHBlbmRpeC54bHN4",
+                },
+                response_note="Returns `200 OK` with a page of objects and, when a delimiter was sent, the common prefixes found on this page.",
+                sdk=("for obj in client.objects.list", {"bucket": "media-eu", "prefix": "reports/2025/"}),
+                py_after="""
                     print(obj.key, obj.size)
             """,
-        ),
-        Endpoint(
-            title="List objects (*v1, deprecated*)",
-            method="GET",
-            path="/v1/buckets/{bucket}/list",
-            scope="objects:read",
-            summary="""
+            ),
+            Endpoint(
+                title="List objects (*v1, deprecated*)",
+                method="GET",
+                path="/v1/buckets/{bucket}/list",
+                scope="objects:read",
+                summary="""
                 The version 1 listing endpoint, kept for clients that have not migrated. It pages
                 with `marker` instead of a cursor, returns at most 1,000 keys, and omits the
                 checksum and storage class. Every response carries
                 `Sunset: Tue, 30 Sep 2025 00:00:00 GMT`; after that date the endpoint answers
                 `410 Gone`.
             """,
-            params=[
-                ("prefix", "query", "string", "no", "Only keys starting with this string."),
-                ("marker", "query", "string", "no", "List keys after this one."),
-                ("max-keys", "query", "integer", "no", "1 to 1,000. Default 1,000."),
-                ("delimiter", "query", "string", "no", "As in version 2."),
-            ],
-            query={"prefix": "reports/", "max-keys": 2},
-            response={"keys": [{"key": "reports/2024/q4.pdf", "size": 2299813, "modified": "2025-01-09T17:44:10Z"}, {"key": "reports/2025/q1.pdf", "size": 2310044, "modified": "2025-04-02T08:01:55Z"}], "truncated": True, "next_marker": "reports/2025/q1.pdf"},
-            response_note="Returns `200 OK` in the version 1 format.",
-            sdk=("legacy = client.objects.list_v1", {"bucket": "media-eu", "prefix": "reports/"}),
-            py_after="""
+                params=[
+                    ("prefix", "query", "string", "no", "Only keys starting with this string."),
+                    ("marker", "query", "string", "no", "List keys after this one."),
+                    ("max-keys", "query", "integer", "no", "1 to 1,000. Default 1,000."),
+                    ("delimiter", "query", "string", "no", "As in version 2."),
+                ],
+                query={"prefix": "reports/", "max-keys": 2},
+                response={
+                    "keys": [
+                        {"key": "reports/2024/q4.pdf", "size": 2299813, "modified": "2025-01-09T17:44:10Z"},
+                        {"key": "reports/2025/q1.pdf", "size": 2310044, "modified": "2025-04-02T08:01:55Z"},
+                    ],
+                    "truncated": True,
+                    "next_marker": "reports/2025/q1.pdf",
+                },
+                response_note="Returns `200 OK` in the version 1 format.",
+                sdk=("legacy = client.objects.list_v1", {"bucket": "media-eu", "prefix": "reports/"}),
+                py_after="""
                 # DeprecationWarning: list_v1() stops working on 2025-09-30; use list().
             """,
-            extra="""
+                extra="""
                 > **Warning**
                 > `marker` pagination skips keys that sort between two pages if they are written
                 > while you list. Version 2 cursors do not have this problem. Migrate before the
                 > sunset date; the change is usually three lines, shown in the
                 > [SDK guide](#migrating-from-sdk-2x).
             """,
-        ),
-        Endpoint(
-            title="Copy an object",
-            method="POST",
-            path="/v2/buckets/{bucket}/objects/{key}/copy",
-            scope="objects:write",
-            summary="""
+            ),
+            Endpoint(
+                title="Copy an object",
+                method="POST",
+                path="/v2/buckets/{bucket}/objects/{key}/copy",
+                scope="objects:write",
+                summary="""
                 Copies an object to `key` in `bucket` without the bytes passing through your
                 client. The source may be in another bucket of the same project, in any region;
                 cross-region copies are billed as replication traffic. Copies of objects up to
@@ -1817,87 +2168,143 @@ RESOURCES.append(Resource(
                 `copy_id` and finish in the background; a webhook event `object.copied` tells you
                 when.
             """,
-            params=[
-                ("source_bucket", "body", "string", "yes", "Bucket to copy from."),
-                ("source_key", "body", "string", "yes", "Key to copy from."),
-                ("source_version_id", "body", "string", "no", "Copy a specific version."),
-                ("metadata_directive", "body", "string", "no", "`COPY` (default) keeps the source metadata; `REPLACE` uses `metadata`."),
-                ("metadata", "body", "object", "no", "New metadata, with `metadata_directive: REPLACE`."),
-                ("storage_class", "body", "string", "no", "Class of the copy. Default: the destination bucket's class."),
-                ("If-None-Match", "header", "string", "no", "`*` to fail if the destination key exists."),
-            ],
-            body={"source_bucket": "media-eu", "source_key": "reports/2025/q3.pdf", "metadata_directive": "REPLACE", "metadata": {"author": "Zoë Marchetti", "status": "final"}, "storage_class": "infrequent"},
-            status="201 Created",
-            errors=[
-                ("404", "source_not_found", "The source object or version does not exist."),
-                ("400", "copy_to_self", "Source and destination are the same object and nothing would change."),
-                ("409", "object_archived", "The source is archived and has not been restored."),
-            ],
-            sdk=("copy = client.objects.copy", {"source": ("media-eu", "reports/2025/q3.pdf"), "destination": ("media-eu-archive", "2025/q3.pdf"), "storage_class": "infrequent"}),
-            py_after="""
+                params=[
+                    ("source_bucket", "body", "string", "yes", "Bucket to copy from."),
+                    ("source_key", "body", "string", "yes", "Key to copy from."),
+                    ("source_version_id", "body", "string", "no", "Copy a specific version."),
+                    (
+                        "metadata_directive",
+                        "body",
+                        "string",
+                        "no",
+                        "`COPY` (default) keeps the source metadata; `REPLACE` uses `metadata`.",
+                    ),
+                    ("metadata", "body", "object", "no", "New metadata, with `metadata_directive: REPLACE`."),
+                    (
+                        "storage_class",
+                        "body",
+                        "string",
+                        "no",
+                        "Class of the copy. Default: the destination bucket's class.",
+                    ),
+                    ("If-None-Match", "header", "string", "no", "`*` to fail if the destination key exists."),
+                ],
+                body={
+                    "source_bucket": "media-eu",
+                    "source_key": "reports/2025/q3.pdf",
+                    "metadata_directive": "REPLACE",
+                    "metadata": {"author": "Zoë Marchetti", "status": "final"},
+                    "storage_class": "infrequent",
+                },
+                status="201 Created",
+                errors=[
+                    ("404", "source_not_found", "The source object or version does not exist."),
+                    ("400", "copy_to_self", "Source and destination are the same object and nothing would change."),
+                    ("409", "object_archived", "The source is archived and has not been restored."),
+                ],
+                sdk=(
+                    "copy = client.objects.copy",
+                    {
+                        "source": ("media-eu", "reports/2025/q3.pdf"),
+                        "destination": ("media-eu-archive", "2025/q3.pdf"),
+                        "storage_class": "infrequent",
+                    },
+                ),
+                py_after="""
                 copy.wait()  # returns at once for small objects, polls for large ones
             """,
-            layout=2,
-        ),
-        Endpoint(
-            title="Delete an object",
-            method="DELETE",
-            path="/v2/buckets/{bucket}/objects/{key}",
-            scope="objects:write",
-            summary="""
+                layout=2,
+            ),
+            Endpoint(
+                title="Delete an object",
+                method="DELETE",
+                path="/v2/buckets/{bucket}/objects/{key}",
+                scope="objects:write",
+                summary="""
                 Deletes the current object, or, in a versioned bucket, adds a delete marker. Pass
                 `version_id` to remove one version permanently. Deleting a key that does not exist
                 succeeds with `204`, so that retries are harmless; if you need to know whether
                 something was deleted, send `If-Match` with the entity tag you expect.
             """,
-            params=[
-                ("version_id", "query", "string", "no", "Permanently delete this version."),
-                ("If-Match", "header", "string", "no", "Delete only if the current object has this entity tag."),
-                ("Larkspur-Bypass-Retention", "header", "boolean", "no", "Delete an object under a governance-mode retention period. Requires `admin`."),
-            ],
-            status="204 No Content",
-            response="none",
-            errors=[
-                ("412", "precondition_failed", "`If-Match` was sent and did not match."),
-                ("403", "object_retained", "The object is under a retention period that has not ended."),
-            ],
-            sdk=("client.objects.delete", {"bucket": "media-eu", "key": "reports/2025/q3-draft.pdf"}),
-        ),
-        Endpoint(
-            title="Delete many objects at once",
-            method="POST",
-            path="/v2/buckets/{bucket}/objects/batch-delete",
-            scope="objects:write",
-            summary="""
+                params=[
+                    ("version_id", "query", "string", "no", "Permanently delete this version."),
+                    ("If-Match", "header", "string", "no", "Delete only if the current object has this entity tag."),
+                    (
+                        "Larkspur-Bypass-Retention",
+                        "header",
+                        "boolean",
+                        "no",
+                        "Delete an object under a governance-mode retention period. Requires `admin`.",
+                    ),
+                ],
+                status="204 No Content",
+                response="none",
+                errors=[
+                    ("412", "precondition_failed", "`If-Match` was sent and did not match."),
+                    ("403", "object_retained", "The object is under a retention period that has not ended."),
+                ],
+                sdk=("client.objects.delete", {"bucket": "media-eu", "key": "reports/2025/q3-draft.pdf"}),
+            ),
+            Endpoint(
+                title="Delete many objects at once",
+                method="POST",
+                path="/v2/buckets/{bucket}/objects/batch-delete",
+                scope="objects:write",
+                summary="""
                 Deletes up to 1,000 keys (or versions) in one request, which counts as a single
                 request against your rate limit and your bill. Each key succeeds or fails on its
                 own: the call returns `200 OK` even if every deletion failed, and the body says
                 which did. With `quiet: true` only failures are listed, which keeps responses small
                 when you are emptying a bucket.
             """,
-            params=[
-                ("objects", "body", "object[]", "yes", "Up to 1,000 items of the form `{\"key\": …, \"version_id\": …}`; `version_id` is optional."),
-                ("quiet", "body", "boolean", "no", "Report failures only. Default `false`."),
-                ("bypass_retention", "body", "boolean", "no", "As `Larkspur-Bypass-Retention`, for every item."),
-            ],
-            body={"objects": [{"key": "tmp/render-0001.png"}, {"key": "tmp/render-0002.png"}, {"key": "tmp/render-0003.png", "version_id": "v_01HQ80A1B2C3D4E5"}], "quiet": False},
-            response={"deleted": [{"key": "tmp/render-0001.png", "delete_marker": True}, {"key": "tmp/render-0003.png", "version_id": "v_01HQ80A1B2C3D4E5"}], "errors": [{"key": "tmp/render-0002.png", "code": "object_retained", "message": "Retained until 2025-06-01T00:00:00.000Z."}]},
-            response_note="Returns `200 OK` with one entry per key, in either `deleted` or `errors`.",
-            errors=[("400", "too_many_objects", "More than 1,000 items.")],
-            python="""
+                params=[
+                    (
+                        "objects",
+                        "body",
+                        "object[]",
+                        "yes",
+                        'Up to 1,000 items of the form `{"key": …, "version_id": …}`; `version_id` is optional.',
+                    ),
+                    ("quiet", "body", "boolean", "no", "Report failures only. Default `false`."),
+                    ("bypass_retention", "body", "boolean", "no", "As `Larkspur-Bypass-Retention`, for every item."),
+                ],
+                body={
+                    "objects": [
+                        {"key": "tmp/render-0001.png"},
+                        {"key": "tmp/render-0002.png"},
+                        {"key": "tmp/render-0003.png", "version_id": "v_01HQ80A1B2C3D4E5"},
+                    ],
+                    "quiet": False,
+                },
+                response={
+                    "deleted": [
+                        {"key": "tmp/render-0001.png", "delete_marker": True},
+                        {"key": "tmp/render-0003.png", "version_id": "v_01HQ80A1B2C3D4E5"},
+                    ],
+                    "errors": [
+                        {
+                            "key": "tmp/render-0002.png",
+                            "code": "object_retained",
+                            "message": "Retained until 2025-06-01T00:00:00.000Z.",
+                        }
+                    ],
+                },
+                response_note="Returns `200 OK` with one entry per key, in either `deleted` or `errors`.",
+                errors=[("400", "too_many_objects", "More than 1,000 items.")],
+                python="""
                 # delete_many() splits any iterable of keys into requests of 1,000.
                 keys = (o.key for o in client.objects.list("media-eu", prefix="tmp/"))
                 result = client.objects.delete_many("media-eu", keys, quiet=True)
                 for err in result.errors:
                     print("kept", err.key, err.code)
             """,
-        ),
-        Endpoint(
-            title="Create a signed URL",
-            method="POST",
-            path="/v2/buckets/{bucket}/objects/{key}/signed-urls",
-            scope="objects:read",
-            summary="""
+            ),
+            Endpoint(
+                title="Create a signed URL",
+                method="POST",
+                path="/v2/buckets/{bucket}/objects/{key}/signed-urls",
+                scope="objects:read",
+                summary="""
                 Returns a URL that lets anyone who holds it perform one operation on one object
                 until it expires. `GET` and `HEAD` URLs need `objects:read`; `PUT` URLs need
                 `objects:write` and may restrict the content type and maximum size, which is what
@@ -1908,19 +2315,42 @@ RESOURCES.append(Resource(
                 If you hold an API key, the SDK can sign URLs locally without a request; see the
                 example. The server endpoint exists for callers that hold only an access token.
             """,
-            params=[
-                ("method", "body", "string", "yes", "`GET|HEAD|PUT`."),
-                ("expires_in", "body", "integer", "no", "Seconds, 1 to 604,800 (7 days). Default 900."),
-                ("content_type", "body", "string", "no", "`PUT` only: the upload must send exactly this `Content-Type`."),
-                ("max_size", "body", "integer", "no", "`PUT` only: largest body accepted, in bytes."),
-                ("response_content_disposition", "body", "string", "no", "`GET` only: served as `Content-Disposition`."),
-            ],
-            body={"method": "PUT", "expires_in": 600, "content_type": "image/png", "max_size": 10485760},
-            status="201 Created",
-            response={"url": "https://eu-central-1.larkspur.example/v2/buckets/media-eu/objects/uploads%2Favatars%2F2291.png?lk-cred=lk_live_7Qm2%2F20250304&lk-exp=600&lk-sig=4c0e9a…", "method": "PUT", "expires_at": "2025-03-04T09:25:22.481Z", "required_headers": {"Content-Type": "image/png"}},
-            response_note="Returns `201 Created` with the URL and the headers the eventual request must send.",
-            errors=[("400", "expiry_too_long", "`expires_in` is over 604,800, or over the remaining lifetime of the access token making the call.")],
-            python="""
+                params=[
+                    ("method", "body", "string", "yes", "`GET|HEAD|PUT`."),
+                    ("expires_in", "body", "integer", "no", "Seconds, 1 to 604,800 (7 days). Default 900."),
+                    (
+                        "content_type",
+                        "body",
+                        "string",
+                        "no",
+                        "`PUT` only: the upload must send exactly this `Content-Type`.",
+                    ),
+                    ("max_size", "body", "integer", "no", "`PUT` only: largest body accepted, in bytes."),
+                    (
+                        "response_content_disposition",
+                        "body",
+                        "string",
+                        "no",
+                        "`GET` only: served as `Content-Disposition`.",
+                    ),
+                ],
+                body={"method": "PUT", "expires_in": 600, "content_type": "image/png", "max_size": 10485760},
+                status="201 Created",
+                response={
+                    "url": "https://eu-central-1.larkspur.example/v2/buckets/media-eu/objects/uploads%2Favatars%2F2291.png?lk-cred=lk_live_7Qm2%2F20250304&lk-exp=600&lk-sig=4c0e9a…",
+                    "method": "PUT",
+                    "expires_at": "2025-03-04T09:25:22.481Z",
+                    "required_headers": {"Content-Type": "image/png"},
+                },
+                response_note="Returns `201 Created` with the URL and the headers the eventual request must send.",
+                errors=[
+                    (
+                        "400",
+                        "expiry_too_long",
+                        "`expires_in` is over 604,800, or over the remaining lifetime of the access token making the call.",
+                    )
+                ],
+                python="""
                 # Local signing, no request made; needs an API key, not an access token.
                 url = client.objects.signed_url(
                     "media-eu",
@@ -1931,9 +2361,10 @@ RESOURCES.append(Resource(
                     max_size=10 * 2**20,
                 )
             """,
-        ),
-    ],
-))
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -2027,12 +2458,13 @@ UPLOAD_EXAMPLE = {
     "metadata": {"camera": "B", "venue": "Lisboa"},
 }
 
-RESOURCES.append(Resource(
-    title="Uploads",
-    singular="upload",
-    plural="uploads",
-    host=DATA,
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="Uploads",
+        singular="upload",
+        plural="uploads",
+        host=DATA,
+        intro="""
         A multipart upload stores one object from many separately uploaded *parts*. You start the
         upload, send the parts in any order and in parallel, and complete it with the list of parts
         to assemble. Until it is completed the object does not exist: reads and lists do not see
@@ -2046,32 +2478,33 @@ RESOURCES.append(Resource(
         | Idle time before an upload expires | 7 days |
         | Concurrent uploads per bucket | 10,000 |
     """,
-    fields=[
-        ("upload_id", "string", "Identifier, prefix `upl_`."),
-        ("bucket", "string", "Destination bucket."),
-        ("key", "string", "Key the object will have when completed."),
-        ("content_type", "string", "Content type of the final object."),
-        ("storage_class", "string", "Class of the final object."),
-        ("state", "string", "`in_progress`, `completing`, `completed` or `aborted`."),
-        ("parts_received", "integer", "Number of distinct part numbers received."),
-        ("bytes_received", "integer", "Total size of the parts received."),
-        ("created_at", "timestamp", "When the upload was started."),
-        ("expires_at", "timestamp", "When it will be aborted automatically; moves forward with every part."),
-        ("metadata", "object", "User metadata of the final object."),
-    ],
-    example=UPLOAD_EXAMPLE,
-    variant={
-        "upload_id": "upl_f02b9c5e17d4a683",
-        "key": "video/raw/2025-03-01-panel.mov",
-        "parts_received": 4,
-        "bytes_received": 268435456,
-        "created_at": "2025-03-04T08:40:57.902Z",
-        "expires_at": "2025-03-11T08:40:57.902Z",
-        "metadata": {"camera": "A", "venue": "Lisboa"},
-    },
-    before=[
-        "### How multipart uploads behave under failure",
-        "\x00" + prose("""
+        fields=[
+            ("upload_id", "string", "Identifier, prefix `upl_`."),
+            ("bucket", "string", "Destination bucket."),
+            ("key", "string", "Key the object will have when completed."),
+            ("content_type", "string", "Content type of the final object."),
+            ("storage_class", "string", "Class of the final object."),
+            ("state", "string", "`in_progress`, `completing`, `completed` or `aborted`."),
+            ("parts_received", "integer", "Number of distinct part numbers received."),
+            ("bytes_received", "integer", "Total size of the parts received."),
+            ("created_at", "timestamp", "When the upload was started."),
+            ("expires_at", "timestamp", "When it will be aborted automatically; moves forward with every part."),
+            ("metadata", "object", "User metadata of the final object."),
+        ],
+        example=UPLOAD_EXAMPLE,
+        variant={
+            "upload_id": "upl_f02b9c5e17d4a683",
+            "key": "video/raw/2025-03-01-panel.mov",
+            "parts_received": 4,
+            "bytes_received": 268435456,
+            "created_at": "2025-03-04T08:40:57.902Z",
+            "expires_at": "2025-03-11T08:40:57.902Z",
+            "metadata": {"camera": "A", "venue": "Lisboa"},
+        },
+        before=[
+            "### How multipart uploads behave under failure",
+            "\x00"
+            + prose("""
             Multipart uploads exist because large transfers fail, and the whole design is easier to
             use well once you see it as a set of answers to the question "what happens when this
             breaks half way through?" This section walks through the failures we see most often
@@ -2172,7 +2605,7 @@ RESOURCES.append(Resource(
             On a reliable network, bigger is better. On an unreliable one, 16 to 64 MiB is a good
             middle ground, and parallelism matters more than part size for throughput.
         """),
-        """
+            """
         ### A complete multipart upload in shell
 
         The script below shows every step with nothing but `curl` and `jq`, which is useful for
@@ -2180,173 +2613,257 @@ RESOURCES.append(Resource(
         deliberately careful about cleanup: any failure aborts the upload so that no parts are
         left behind.
         """,
-        "\x00" + UPLOAD_SCRIPT,
-    ],
-    endpoints=[
-        Endpoint(
-            title="Start a multipart upload",
-            method="POST",
-            path="/v2/buckets/{bucket}/uploads",
-            scope="objects:write",
-            summary="""
+            "\x00" + UPLOAD_SCRIPT,
+        ],
+        endpoints=[
+            Endpoint(
+                title="Start a multipart upload",
+                method="POST",
+                path="/v2/buckets/{bucket}/uploads",
+                scope="objects:write",
+                summary="""
                 Creates an upload and returns its ID. Everything about the final object except its
                 bytes is decided here: key, content type, metadata, storage class and any
                 condition on the key. None of these can be changed later; to change them, abort
                 and start again.
             """,
-            params=[
-                ("key", "body", "string", "yes", "Key of the object to create."),
-                ("content_type", "body", "string", "no", "Default `application/octet-stream`."),
-                ("metadata", "body", "object", "no", "User metadata of the final object."),
-                ("storage_class", "body", "string", "no", "Default: the bucket's class."),
-                ("if_none_match", "body", "string", "no", "`*`: completion fails if the key exists by then."),
-                ("if_match", "body", "string", "no", "Completion fails unless the key's entity tag is this one by then."),
-                ("checksum_algorithm", "body", "string", "no", "`crc32c` (default) or `sha256`; which checksum parts must carry."),
-            ],
-            body={"key": "video/raw/2025-03-01-keynote.mov", "content_type": "video/quicktime", "metadata": {"camera": "B", "venue": "Lisboa"}, "if_none_match": "*"},
-            status="201 Created",
-            response={k: v for k, v in UPLOAD_EXAMPLE.items() if k not in ("parts_received", "bytes_received")} | {"state": "in_progress", "parts_received": 0, "bytes_received": 0},
-            errors=[("403", "quota_exceeded", "The bucket already has 10,000 uploads in progress.")],
-            sdk=("upload = client.uploads.start", {"bucket": "media-eu", "key": "video/raw/2025-03-01-keynote.mov", "content_type": "video/quicktime"}),
-            py_after="""
+                params=[
+                    ("key", "body", "string", "yes", "Key of the object to create."),
+                    ("content_type", "body", "string", "no", "Default `application/octet-stream`."),
+                    ("metadata", "body", "object", "no", "User metadata of the final object."),
+                    ("storage_class", "body", "string", "no", "Default: the bucket's class."),
+                    ("if_none_match", "body", "string", "no", "`*`: completion fails if the key exists by then."),
+                    (
+                        "if_match",
+                        "body",
+                        "string",
+                        "no",
+                        "Completion fails unless the key's entity tag is this one by then.",
+                    ),
+                    (
+                        "checksum_algorithm",
+                        "body",
+                        "string",
+                        "no",
+                        "`crc32c` (default) or `sha256`; which checksum parts must carry.",
+                    ),
+                ],
+                body={
+                    "key": "video/raw/2025-03-01-keynote.mov",
+                    "content_type": "video/quicktime",
+                    "metadata": {"camera": "B", "venue": "Lisboa"},
+                    "if_none_match": "*",
+                },
+                status="201 Created",
+                response={k: v for k, v in UPLOAD_EXAMPLE.items() if k not in ("parts_received", "bytes_received")}
+                | {"state": "in_progress", "parts_received": 0, "bytes_received": 0},
+                errors=[("403", "quota_exceeded", "The bucket already has 10,000 uploads in progress.")],
+                sdk=(
+                    "upload = client.uploads.start",
+                    {
+                        "bucket": "media-eu",
+                        "key": "video/raw/2025-03-01-keynote.mov",
+                        "content_type": "video/quicktime",
+                    },
+                ),
+                py_after="""
                 print(upload.upload_id)
             """,
-        ),
-        Endpoint(
-            title="Upload a part",
-            method="PUT",
-            path="/v2/buckets/{bucket}/uploads/{upload_id}/parts/{part_number}",
-            scope="objects:write",
-            summary="""
+            ),
+            Endpoint(
+                title="Upload a part",
+                method="PUT",
+                path="/v2/buckets/{bucket}/uploads/{upload_id}/parts/{part_number}",
+                scope="objects:write",
+                summary="""
                 Stores one part. The body is raw bytes with an exact `Content-Length`. Sending a
                 part number again replaces the earlier part. Parts can be sent in any order and in
                 parallel; the server keeps up with as many concurrent parts as your rate limit
                 allows, but most clients see no gain beyond 8 to 16 parallel streams per host.
             """,
-            params=[
-                ("Content-Length", "header", "integer", "yes", "Size of the part, 5 MiB to 5 GiB except for the last part."),
-                ("Larkspur-Checksum-CRC32C", "header", "string", "no", "Required from API version `2025-03-01` when the upload's `checksum_algorithm` is `crc32c`."),
-                ("Larkspur-Checksum-SHA256", "header", "string", "no", "Required if the upload's `checksum_algorithm` is `sha256`."),
-            ],
-            response={"part_number": 3, "size": 67108864, "etag": "\"p3-6a1f0c92\"", "checksum_crc32c": "Qm9vdA=="},
-            response_note="Returns `200 OK` with the part's entity tag, which you need for completion.",
-            errors=[
-                ("404", "upload_not_found", "The upload does not exist, was aborted, or expired."),
-                ("409", "upload_already_completed", "The upload has been completed; no more parts are accepted."),
-                ("400", "checksum_mismatch", "The checksum header does not match the bytes."),
-                ("400", "invalid_part_number", "The part number is not between 1 and 10,000."),
-            ],
-            curl="""
+                params=[
+                    (
+                        "Content-Length",
+                        "header",
+                        "integer",
+                        "yes",
+                        "Size of the part, 5 MiB to 5 GiB except for the last part.",
+                    ),
+                    (
+                        "Larkspur-Checksum-CRC32C",
+                        "header",
+                        "string",
+                        "no",
+                        "Required from API version `2025-03-01` when the upload's `checksum_algorithm` is `crc32c`.",
+                    ),
+                    (
+                        "Larkspur-Checksum-SHA256",
+                        "header",
+                        "string",
+                        "no",
+                        "Required if the upload's `checksum_algorithm` is `sha256`.",
+                    ),
+                ],
+                response={"part_number": 3, "size": 67108864, "etag": '"p3-6a1f0c92"', "checksum_crc32c": "Qm9vdA=="},
+                response_note="Returns `200 OK` with the part's entity tag, which you need for completion.",
+                errors=[
+                    ("404", "upload_not_found", "The upload does not exist, was aborted, or expired."),
+                    ("409", "upload_already_completed", "The upload has been completed; no more parts are accepted."),
+                    ("400", "checksum_mismatch", "The checksum header does not match the bytes."),
+                    ("400", "invalid_part_number", "The part number is not between 1 and 10,000."),
+                ],
+                curl="""
                 curl -X PUT "https://eu-central-1.larkspur.example/v2/buckets/media-eu/uploads/upl_8d1e62b0c4a7f935/parts/3" \\
                   -H "Authorization: Bearer $LARKSPUR_TOKEN" \\
                   -H "Larkspur-Checksum-CRC32C: Qm9vdA==" \\
                   --data-binary @part-0003.bin
             """,
-            python="""
+                python="""
                 with open("keynote.mov", "rb") as f:
                     f.seek(2 * 64 * 2**20)
                     part = upload.put_part(3, f.read(64 * 2**20))
                 print(part.etag)
             """,
-        ),
-        Endpoint(
-            title="List the parts of an upload",
-            method="GET",
-            path="/v2/buckets/{bucket}/uploads/{upload_id}/parts",
-            scope="objects:write",
-            summary="""
+            ),
+            Endpoint(
+                title="List the parts of an upload",
+                method="GET",
+                path="/v2/buckets/{bucket}/uploads/{upload_id}/parts",
+                scope="objects:write",
+                summary="""
                 Lists the parts received so far, in part-number order. This is how a client that
                 lost its state finds out what to resend; see
                 [How multipart uploads behave under failure](#how-multipart-uploads-behave-under-failure).
             """,
-            params=[
-                p_limit("parts", 1000, 1000),
-                ("part_number_marker", "query", "integer", "no", "List parts after this number."),
-            ],
-            query={"limit": 3},
-            response={"upload_id": "upl_8d1e62b0c4a7f935", "data": [{"part_number": 1, "size": 67108864, "etag": "\"p1-03be77d1\"", "checksum_crc32c": "l3Zk0g=="}, {"part_number": 2, "size": 67108864, "etag": "\"p2-9c40a6e8\"", "checksum_crc32c": "Tq2w1A=="}, {"part_number": 3, "size": 67108864, "etag": "\"p3-6a1f0c92\"", "checksum_crc32c": "Qm9vdA=="}], "has_more": True, "next_part_number_marker": 3},
-            response_note="Returns `200 OK` with a page of parts.",
-            sdk=("parts = upload.list_parts", {}),
-            py_after="""
+                params=[
+                    p_limit("parts", 1000, 1000),
+                    ("part_number_marker", "query", "integer", "no", "List parts after this number."),
+                ],
+                query={"limit": 3},
+                response={
+                    "upload_id": "upl_8d1e62b0c4a7f935",
+                    "data": [
+                        {"part_number": 1, "size": 67108864, "etag": '"p1-03be77d1"', "checksum_crc32c": "l3Zk0g=="},
+                        {"part_number": 2, "size": 67108864, "etag": '"p2-9c40a6e8"', "checksum_crc32c": "Tq2w1A=="},
+                        {"part_number": 3, "size": 67108864, "etag": '"p3-6a1f0c92"', "checksum_crc32c": "Qm9vdA=="},
+                    ],
+                    "has_more": True,
+                    "next_part_number_marker": 3,
+                },
+                response_note="Returns `200 OK` with a page of parts.",
+                sdk=("parts = upload.list_parts", {}),
+                py_after="""
                 missing = set(range(1, 81)) - {p.part_number for p in parts}
             """,
-        ),
-        Endpoint(
-            title="Complete an upload",
-            method="POST",
-            path="/v2/buckets/{bucket}/uploads/{upload_id}/complete",
-            scope="objects:write",
-            summary="""
+            ),
+            Endpoint(
+                title="Complete an upload",
+                method="POST",
+                path="/v2/buckets/{bucket}/uploads/{upload_id}/complete",
+                scope="objects:write",
+                summary="""
                 Assembles the listed parts, in ascending part-number order, into the final object
                 and ends the upload. Parts that were received but not listed are discarded, which
                 lets you drop a part that you decided to replace with a different numbering. The
                 call can take up to a minute for very large objects; keep the connection open and
                 read [what to do if it drops](#how-multipart-uploads-behave-under-failure).
             """,
-            params=[
-                ("parts", "body", "object[]", "yes", "`{\"part_number\": n, \"etag\": \"…\"}` for each part, in ascending order."),
-                ("checksum_crc32c", "body", "string", "no", "Expected CRC32C of the whole object; completion fails if it differs."),
-            ],
-            body={"parts": [{"part_number": 1, "etag": "\"p1-03be77d1\""}, {"part_number": 2, "etag": "\"p2-9c40a6e8\""}, {"part_number": 3, "etag": "\"p3-6a1f0c92\""}]},
-            response={k: v for k, v in OBJECT_EXAMPLE.items() if k not in ("metadata",)} | {"key": "video/raw/2025-03-01-keynote.mov", "size": 5368709120, "content_type": "video/quicktime", "etag": "\"mp-80-e41b77a0c3d9\"", "checksum_crc32c": "8xQ1Zw=="},
-            response_note="Returns `200 OK` with the new object.",
-            errors=[
-                ("400", "part_too_small", "A part other than the last is under 5 MiB."),
-                ("400", "part_etag_mismatch", "A listed entity tag does not match the part the server holds."),
-                ("400", "parts_not_ascending", "The list is not in strictly ascending part-number order."),
-                ("409", "upload_already_completed", "Already completed with a different part list."),
-                ("412", "precondition_failed", "The condition given when the upload started no longer holds."),
-            ],
-            sdk=("obj = upload.complete", {}),
-            py_after="""
+                params=[
+                    (
+                        "parts",
+                        "body",
+                        "object[]",
+                        "yes",
+                        '`{"part_number": n, "etag": "…"}` for each part, in ascending order.',
+                    ),
+                    (
+                        "checksum_crc32c",
+                        "body",
+                        "string",
+                        "no",
+                        "Expected CRC32C of the whole object; completion fails if it differs.",
+                    ),
+                ],
+                body={
+                    "parts": [
+                        {"part_number": 1, "etag": '"p1-03be77d1"'},
+                        {"part_number": 2, "etag": '"p2-9c40a6e8"'},
+                        {"part_number": 3, "etag": '"p3-6a1f0c92"'},
+                    ]
+                },
+                response={k: v for k, v in OBJECT_EXAMPLE.items() if k not in ("metadata",)}
+                | {
+                    "key": "video/raw/2025-03-01-keynote.mov",
+                    "size": 5368709120,
+                    "content_type": "video/quicktime",
+                    "etag": '"mp-80-e41b77a0c3d9"',
+                    "checksum_crc32c": "8xQ1Zw==",
+                },
+                response_note="Returns `200 OK` with the new object.",
+                errors=[
+                    ("400", "part_too_small", "A part other than the last is under 5 MiB."),
+                    ("400", "part_etag_mismatch", "A listed entity tag does not match the part the server holds."),
+                    ("400", "parts_not_ascending", "The list is not in strictly ascending part-number order."),
+                    ("409", "upload_already_completed", "Already completed with a different part list."),
+                    ("412", "precondition_failed", "The condition given when the upload started no longer holds."),
+                ],
+                sdk=("obj = upload.complete", {}),
+                py_after="""
                 # complete() uses the parts this Upload object sent; pass parts=[...] to override.
             """,
-            layout=1,
-        ),
-        Endpoint(
-            title="Abort an upload",
-            method="DELETE",
-            path="/v2/buckets/{bucket}/uploads/{upload_id}",
-            scope="objects:write",
-            summary="""
+                layout=1,
+            ),
+            Endpoint(
+                title="Abort an upload",
+                method="DELETE",
+                path="/v2/buckets/{bucket}/uploads/{upload_id}",
+                scope="objects:write",
+                summary="""
                 Ends the upload and deletes its parts. Parts that are still arriving when you
                 abort may be stored after the abort and are then deleted by a background sweep
                 within an hour; they are not billed.
             """,
-            params=[
-                ("reason", "query", "string", "no", "Recorded in the audit log."),
-                ("if_state", "query", "string", "no", "Abort only if the upload is in this state, usually `in_progress`."),
-            ],
-            status="204 No Content",
-            response="none",
-            errors=[("409", "upload_already_completed", "Too late: the object exists. Delete it instead.")],
-            sdk=("upload.abort", {"reason": "source file changed"}),
-        ),
-        Endpoint(
-            title="List uploads in progress",
-            method="GET",
-            path="/v2/buckets/{bucket}/uploads",
-            scope="objects:read",
-            summary="""
+                params=[
+                    ("reason", "query", "string", "no", "Recorded in the audit log."),
+                    (
+                        "if_state",
+                        "query",
+                        "string",
+                        "no",
+                        "Abort only if the upload is in this state, usually `in_progress`.",
+                    ),
+                ],
+                status="204 No Content",
+                response="none",
+                errors=[("409", "upload_already_completed", "Too late: the object exists. Delete it instead.")],
+                sdk=("upload.abort", {"reason": "source file changed"}),
+            ),
+            Endpoint(
+                title="List uploads in progress",
+                method="GET",
+                path="/v2/buckets/{bucket}/uploads",
+                scope="objects:read",
+                summary="""
                 Lists the bucket's uploads that have been started and neither completed nor
                 aborted, oldest first. Run this occasionally on busy buckets: uploads left behind by
                 crashed clients are billed until they expire.
             """,
-            params=[
-                ("prefix", "query", "string", "no", "Only uploads whose key starts with this."),
-                ("older_than", "query", "integer", "no", "Only uploads started more than this many seconds ago."),
-                p_limit("uploads"),
-                p_cursor(),
-            ],
-            query={"prefix": "video/raw/", "limit": 2},
-            response="list",
-            sdk=("for up in client.uploads.list", {"bucket": "media-eu", "older_than": 86400}),
-            py_after="""
+                params=[
+                    ("prefix", "query", "string", "no", "Only uploads whose key starts with this."),
+                    ("older_than", "query", "integer", "no", "Only uploads started more than this many seconds ago."),
+                    p_limit("uploads"),
+                    p_cursor(),
+                ],
+                query={"prefix": "video/raw/", "limit": 2},
+                response="list",
+                sdk=("for up in client.uploads.list", {"bucket": "media-eu", "older_than": 86400}),
+                py_after="""
                     up.abort(reason="stale")
             """,
-        ),
-    ],
-))
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -2368,11 +2885,12 @@ KEY_EXAMPLE = {
     "state": "active",
 }
 
-RESOURCES.append(Resource(
-    title="API keys",
-    singular="API key",
-    plural="API keys",
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="API keys",
+        singular="API key",
+        plural="API keys",
+        intro="""
         API keys are long-lived credentials for servers and pipelines. This part covers managing
         them; how to *use* one is under [Authentication](#api-keys). A project can hold up to 200
         active keys. Every key records when it was last used, to the minute, which is the most
@@ -2383,116 +2901,148 @@ RESOURCES.append(Resource(
         failures are reported as `403 key_restriction_violated` with the restriction named, but
         not the value, in the message.
     """,
-    object_heading="### The API key object",
-    fields=[
-        ("id", "string", "Identifier, prefix `key_`. Not a secret."),
-        ("name", "string", "Your description of the key, up to 100 characters."),
-        ("prefix", "string", "First 12 characters of the secret, for recognising it in logs."),
-        ("environment", "string", "`live` or `test`."),
-        ("scopes", "string[]", "Granted [scopes](#scopes)."),
-        ("allowed_cidrs", "string[]", "Client IP ranges allowed to use the key; empty means any."),
-        ("buckets", "string[]", "Buckets the key may touch; empty means all buckets in the project."),
-        ("created_by", "string", "User who created the key."),
-        ("created_at", "timestamp", "Creation time."),
-        ("last_used_at", "timestamp", "Last successful authentication, truncated to the minute; `null` if never used."),
-        ("expires_at", "timestamp", "When the key stops working; `null` for no expiry."),
-        ("state", "string", "`active`, `rotating` (a successor exists) or `revoked`."),
-    ],
-    example=KEY_EXAMPLE,
-    variant={
-        "id": "key_90d5ab1e7c33",
-        "name": "ci (github actions)",
-        "prefix": "lk_test_Hc81",
-        "environment": "test",
-        "scopes": ["objects:read", "objects:write", "buckets:manage"],
-        "allowed_cidrs": [],
-        "buckets": [],
-        "created_at": "2024-08-19T13:30:02.511Z",
-        "last_used_at": "2025-03-04T07:55:00.000Z",
-        "expires_at": "2025-08-19T00:00:00.000Z",
-    },
-    endpoints=[
-        Endpoint(
-            title="List API keys",
-            method="GET",
-            path="/v2/keys",
-            scope="keys:manage",
-            summary="""
+        object_heading="### The API key object",
+        fields=[
+            ("id", "string", "Identifier, prefix `key_`. Not a secret."),
+            ("name", "string", "Your description of the key, up to 100 characters."),
+            ("prefix", "string", "First 12 characters of the secret, for recognising it in logs."),
+            ("environment", "string", "`live` or `test`."),
+            ("scopes", "string[]", "Granted [scopes](#scopes)."),
+            ("allowed_cidrs", "string[]", "Client IP ranges allowed to use the key; empty means any."),
+            ("buckets", "string[]", "Buckets the key may touch; empty means all buckets in the project."),
+            ("created_by", "string", "User who created the key."),
+            ("created_at", "timestamp", "Creation time."),
+            (
+                "last_used_at",
+                "timestamp",
+                "Last successful authentication, truncated to the minute; `null` if never used.",
+            ),
+            ("expires_at", "timestamp", "When the key stops working; `null` for no expiry."),
+            ("state", "string", "`active`, `rotating` (a successor exists) or `revoked`."),
+        ],
+        example=KEY_EXAMPLE,
+        variant={
+            "id": "key_90d5ab1e7c33",
+            "name": "ci (github actions)",
+            "prefix": "lk_test_Hc81",
+            "environment": "test",
+            "scopes": ["objects:read", "objects:write", "buckets:manage"],
+            "allowed_cidrs": [],
+            "buckets": [],
+            "created_at": "2024-08-19T13:30:02.511Z",
+            "last_used_at": "2025-03-04T07:55:00.000Z",
+            "expires_at": "2025-08-19T00:00:00.000Z",
+        },
+        endpoints=[
+            Endpoint(
+                title="List API keys",
+                method="GET",
+                path="/v2/keys",
+                scope="keys:manage",
+                summary="""
                 Lists the project's keys, newest first. Revoked keys are listed for 90 days after
                 revocation so that audit trails can still name them, and are then removed.
             """,
-            params=[
-                ("state", "query", "string", "no", "`active|rotating|revoked`. Default: `active` and `rotating`."),
-                ("unused_for_days", "query", "integer", "no", "Only keys not used in this many days, or never used."),
-                p_limit("keys", 50, 200),
-                p_cursor(),
-            ],
-            query={"unused_for_days": 30},
-            response="list",
-            sdk=("stale = client.keys.list", {"unused_for_days": 30}),
-            py_after="""
+                params=[
+                    ("state", "query", "string", "no", "`active|rotating|revoked`. Default: `active` and `rotating`."),
+                    (
+                        "unused_for_days",
+                        "query",
+                        "integer",
+                        "no",
+                        "Only keys not used in this many days, or never used.",
+                    ),
+                    p_limit("keys", 50, 200),
+                    p_cursor(),
+                ],
+                query={"unused_for_days": 30},
+                response="list",
+                sdk=("stale = client.keys.list", {"unused_for_days": 30}),
+                py_after="""
                 for key in stale:
                     print(f"{key.prefix}…  {key.name!r} last used {key.last_used_at or 'never'}")
             """,
-        ),
-        Endpoint(
-            title="Create an API key",
-            method="POST",
-            path="/v2/keys",
-            scope="keys:manage",
-            summary="""
+            ),
+            Endpoint(
+                title="Create an API key",
+                method="POST",
+                path="/v2/keys",
+                scope="keys:manage",
+                summary="""
                 Creates a key and returns it, including the secret, which is never shown again.
                 Store it in your secret manager before doing anything else with the response. A
                 key cannot be created with scopes that the caller does not itself hold, so a key
                 with `keys:manage` but not `admin` cannot mint an admin key.
             """,
-            params=[
-                ("name", "body", "string", "yes", "Description, up to 100 characters."),
-                ("scopes", "body", "string[]", "yes", "At least one [scope](#scopes)."),
-                ("environment", "body", "string", "no", "`live` (default) or `test`."),
-                ("buckets", "body", "string[]", "no", "Restrict the key to these buckets."),
-                ("allowed_cidrs", "body", "string[]", "no", "Restrict the key to these client IP ranges, up to 20."),
-                ("expires_at", "body", "timestamp", "no", "Expiry, at most five years ahead."),
-            ],
-            body={"name": "billing-worker 2025-03", "scopes": ["objects:read", "objects:write"], "buckets": ["invoices", "invoices-archive"], "allowed_cidrs": ["10.20.0.0/16"]},
-            status="201 Created",
-            response=KEY_EXAMPLE | {"secret": "lk_live_7Qm2xV9pK4rT8wZ3nB6cD1fG5hJ0sL2a", "last_used_at": None},
-            response_note="Returns `201 Created` with the key object plus `secret`, the only time the secret appears.",
-            errors=[
-                ("403", "scope_escalation", "The request asks for a scope the caller does not hold."),
-                ("403", "quota_exceeded", "The project already has 200 active keys."),
-                ("400", "invalid_cidr", "An entry in `allowed_cidrs` is not a valid IPv4 or IPv6 prefix."),
-            ],
-            sdk=("key = client.keys.create", {"name": "billing-worker 2025-03", "scopes": ["objects:read", "objects:write"], "buckets": ["invoices", "invoices-archive"]}),
-            py_after="""
+                params=[
+                    ("name", "body", "string", "yes", "Description, up to 100 characters."),
+                    ("scopes", "body", "string[]", "yes", "At least one [scope](#scopes)."),
+                    ("environment", "body", "string", "no", "`live` (default) or `test`."),
+                    ("buckets", "body", "string[]", "no", "Restrict the key to these buckets."),
+                    (
+                        "allowed_cidrs",
+                        "body",
+                        "string[]",
+                        "no",
+                        "Restrict the key to these client IP ranges, up to 20.",
+                    ),
+                    ("expires_at", "body", "timestamp", "no", "Expiry, at most five years ahead."),
+                ],
+                body={
+                    "name": "billing-worker 2025-03",
+                    "scopes": ["objects:read", "objects:write"],
+                    "buckets": ["invoices", "invoices-archive"],
+                    "allowed_cidrs": ["10.20.0.0/16"],
+                },
+                status="201 Created",
+                response=KEY_EXAMPLE | {"secret": "lk_live_7Qm2xV9pK4rT8wZ3nB6cD1fG5hJ0sL2a", "last_used_at": None},
+                response_note="Returns `201 Created` with the key object plus `secret`, the only time the secret appears.",
+                errors=[
+                    ("403", "scope_escalation", "The request asks for a scope the caller does not hold."),
+                    ("403", "quota_exceeded", "The project already has 200 active keys."),
+                    ("400", "invalid_cidr", "An entry in `allowed_cidrs` is not a valid IPv4 or IPv6 prefix."),
+                ],
+                sdk=(
+                    "key = client.keys.create",
+                    {
+                        "name": "billing-worker 2025-03",
+                        "scopes": ["objects:read", "objects:write"],
+                        "buckets": ["invoices", "invoices-archive"],
+                    },
+                ),
+                py_after="""
                 vault.put("larkspur/billing-worker", key.secret)  # your secret store here
             """,
-        ),
-        Endpoint(
-            title="Retrieve an API key",
-            method="GET",
-            path="/v2/keys/{key_id}",
-            scope="keys:manage",
-            summary="""
+            ),
+            Endpoint(
+                title="Retrieve an API key",
+                method="GET",
+                path="/v2/keys/{key_id}",
+                scope="keys:manage",
+                summary="""
                 Returns one key, without its secret. To find the key a secret belongs to, call
                 this with the ID `self` using that secret; any key may read itself without
                 `keys:manage`, which is how a service can check its own scopes and expiry at
                 start-up.
             """,
-            params=[p_fields(), ("expand", "query", "string", "no", "`created_by` to expand the user."), ("include_usage", "query", "boolean", "no", "Add request counts for the last 30 days.")],
-            errors=[("404", "key_not_found", "No such key in the project.")],
-            sdk=("me = client.keys.get", {"key_id": "self"}),
-            py_after="""
+                params=[
+                    p_fields(),
+                    ("expand", "query", "string", "no", "`created_by` to expand the user."),
+                    ("include_usage", "query", "boolean", "no", "Add request counts for the last 30 days."),
+                ],
+                errors=[("404", "key_not_found", "No such key in the project.")],
+                sdk=("me = client.keys.get", {"key_id": "self"}),
+                py_after="""
                 if "objects:write" not in me.scopes:
                     raise SystemExit("this worker needs objects:write")
             """,
-        ),
-        Endpoint(
-            title="Rotate a key",
-            method="POST",
-            path="/v2/keys/{key_id}/rotate",
-            scope="keys:manage",
-            summary="""
+            ),
+            Endpoint(
+                title="Rotate a key",
+                method="POST",
+                path="/v2/keys/{key_id}/rotate",
+                scope="keys:manage",
+                summary="""
                 Creates a successor with the same name, scopes and restrictions, and schedules the
                 old key to stop working after a grace period. During the grace period both keys
                 work and the old one is in state `rotating`. This is a convenience for the
@@ -2502,59 +3052,83 @@ RESOURCES.append(Resource(
                 Rotating also accepts `rotate_url_secret`, which replaces the secret used to sign
                 URLs created locally with this key and invalidates every such URL at once.
             """,
-            params=[
-                ("grace_period_seconds", "body", "integer", "no", "0 to 2,592,000 (30 days). Default 86,400."),
-                ("name", "body", "string", "no", "Name of the successor. Default: same as the old key."),
-                ("rotate_url_secret", "body", "boolean", "no", "Also invalidate signed URLs made with the old key. Default `false`."),
-            ],
-            body={"grace_period_seconds": 172800, "rotate_url_secret": True},
-            status="201 Created",
-            response={"old": {"id": "key_2b7e9c41d0a6", "state": "rotating", "expires_at": "2025-03-06T09:15:22.481Z"}, "new": KEY_EXAMPLE | {"id": "key_c45e0a9b8d21", "prefix": "lk_live_p0Zd", "created_at": "2025-03-04T09:15:22.481Z", "last_used_at": None, "secret": "lk_live_p0Zd3Wq8Lm1Yt6Rf9Vb2Nx5Kc7Hj4Gs0e"}},
-            response_note="Returns `201 Created` with both keys; only the new one carries a secret.",
-            errors=[("409", "key_already_rotating", "The key has a successor already; revoke one of them first.")],
-            sdk=("rotation = client.keys.rotate", {"key_id": "key_2b7e9c41d0a6", "grace_period": 172800}),
-            layout=2,
-        ),
-        Endpoint(
-            title="Revoke a key",
-            method="DELETE",
-            path="/v2/keys/{key_id}",
-            scope="keys:manage",
-            summary="""
+                params=[
+                    ("grace_period_seconds", "body", "integer", "no", "0 to 2,592,000 (30 days). Default 86,400."),
+                    ("name", "body", "string", "no", "Name of the successor. Default: same as the old key."),
+                    (
+                        "rotate_url_secret",
+                        "body",
+                        "boolean",
+                        "no",
+                        "Also invalidate signed URLs made with the old key. Default `false`.",
+                    ),
+                ],
+                body={"grace_period_seconds": 172800, "rotate_url_secret": True},
+                status="201 Created",
+                response={
+                    "old": {"id": "key_2b7e9c41d0a6", "state": "rotating", "expires_at": "2025-03-06T09:15:22.481Z"},
+                    "new": KEY_EXAMPLE
+                    | {
+                        "id": "key_c45e0a9b8d21",
+                        "prefix": "lk_live_p0Zd",
+                        "created_at": "2025-03-04T09:15:22.481Z",
+                        "last_used_at": None,
+                        "secret": "lk_live_p0Zd3Wq8Lm1Yt6Rf9Vb2Nx5Kc7Hj4Gs0e",
+                    },
+                },
+                response_note="Returns `201 Created` with both keys; only the new one carries a secret.",
+                errors=[("409", "key_already_rotating", "The key has a successor already; revoke one of them first.")],
+                sdk=("rotation = client.keys.rotate", {"key_id": "key_2b7e9c41d0a6", "grace_period": 172800}),
+                layout=2,
+            ),
+            Endpoint(
+                title="Revoke a key",
+                method="DELETE",
+                path="/v2/keys/{key_id}",
+                scope="keys:manage",
+                summary="""
                 Revokes a key immediately and permanently. Requests in flight may complete; new
                 ones are refused within five seconds in every region. Access tokens minted from the
                 key are revoked with it. Signed URLs made with the key keep working until they
                 expire, unless the key's URL secret was rotated.
             """,
-            params=[
-                ("reason", "query", "string", "no", "Recorded in the audit log and shown in the console."),
-                ("revoke_tokens", "query", "boolean", "no", "Also revoke access tokens minted from the key. Default `true`."),
-                ("If-Match", "header", "string", "no", "Revoke only if the key has not changed."),
-            ],
-            query={"reason": "leaked%20in%20CI%20log"},
-            status="204 No Content",
-            response="none",
-            sdk=("client.keys.revoke", {"key_id": "key_2b7e9c41d0a6", "reason": "leaked in CI log"}),
-            extra="""
+                params=[
+                    ("reason", "query", "string", "no", "Recorded in the audit log and shown in the console."),
+                    (
+                        "revoke_tokens",
+                        "query",
+                        "boolean",
+                        "no",
+                        "Also revoke access tokens minted from the key. Default `true`.",
+                    ),
+                    ("If-Match", "header", "string", "no", "Revoke only if the key has not changed."),
+                ],
+                query={"reason": "leaked%20in%20CI%20log"},
+                status="204 No Content",
+                response="none",
+                sdk=("client.keys.revoke", {"key_id": "key_2b7e9c41d0a6", "reason": "leaked in CI log"}),
+                extra="""
                 > **Note**
                 > If a key has leaked, revoke it first and ask questions later. Then read the
                 > [audit log](#audit-logs) for `actor.key_id` equal to the key's ID to see what it
                 > was used for, and from which addresses.
             """,
-        ),
-    ],
-))
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
 # Tokens
 # --------------------------------------------------------------------------------------------
 
-RESOURCES.append(Resource(
-    title="Tokens",
-    singular="token",
-    plural="tokens",
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="Tokens",
+        singular="token",
+        plural="tokens",
+        intro="""
         Access tokens are short-lived bearer credentials. The token endpoint implements the
         OAuth 2.0 client-credentials grant, with an API key as the client secret, and the token
         exchange grant, which turns a user's single sign-on assertion into a Larkspur token.
@@ -2565,86 +3139,140 @@ RESOURCES.append(Resource(
         batch job exactly the access it needs: for example, a token that may write only under
         `uploads/usr_71c3e8a2f5b0/` in one bucket, for ten minutes.
     """,
-    endpoints=[
-        Endpoint(
-            title="Mint an access token",
-            method="POST",
-            path="/v2/tokens",
-            summary="""
+        endpoints=[
+            Endpoint(
+                title="Mint an access token",
+                method="POST",
+                path="/v2/tokens",
+                summary="""
                 Returns a new access token. Authenticate with the API key as a bearer token (or
                 with HTTP Basic, key ID as user name and secret as password, for OAuth libraries
                 that insist on it). The `expires_in` you ask for is capped at 12 hours, and at the
                 remaining lifetime of the parent if that is shorter.
             """,
-            params=[
-                ("grant_type", "body", "string", "yes", "`client_credentials` or `urn:ietf:params:oauth:grant-type:token-exchange`."),
-                ("scope", "body", "string", "no", "Space-separated scopes, a subset of the parent's. Default: all of them."),
-                ("expires_in", "body", "integer", "no", "Seconds, 300 to 43,200. Default 3,600."),
-                ("buckets", "body", "string[]", "no", "Restrict the token to these buckets."),
-                ("key_prefixes", "body", "string[]", "no", "Restrict object access to keys starting with one of these."),
-                ("subject_token", "body", "string", "no", "Token exchange only: the SSO assertion."),
-            ],
-            body={"grant_type": "client_credentials", "scope": "objects:write", "expires_in": 600, "buckets": ["media-eu"], "key_prefixes": ["uploads/usr_71c3e8a2f5b0/"]},
-            status="201 Created",
-            response={"access_token": "lkt_eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjUtMDMifQ.eyJzY29wZSI6Im9iamVjdHM6d3JpdGUiLCJleHAiOjE3NDEwODIxMjJ9.Zm9v…", "token_type": "Bearer", "expires_in": 600, "scope": "objects:write", "token_id": "tok_5b2f9e01c7d8"},
-            response_note="Returns `201 Created` with the token in OAuth 2.0 format, plus `token_id` for revocation.",
-            errors=[
-                ("400", "unsupported_grant_type", "`grant_type` is not one of the two above."),
-                ("403", "scope_escalation", "`scope` includes something the parent credential lacks."),
-                ("401", "invalid_subject_token", "The SSO assertion is expired, unsigned or for another audience."),
-            ],
-            sdk=("token = client.tokens.mint", {"scope": ["objects:write"], "expires_in": 600, "buckets": ["media-eu"], "key_prefixes": ["uploads/usr_71c3e8a2f5b0/"]}),
-            py_after="""
+                params=[
+                    (
+                        "grant_type",
+                        "body",
+                        "string",
+                        "yes",
+                        "`client_credentials` or `urn:ietf:params:oauth:grant-type:token-exchange`.",
+                    ),
+                    (
+                        "scope",
+                        "body",
+                        "string",
+                        "no",
+                        "Space-separated scopes, a subset of the parent's. Default: all of them.",
+                    ),
+                    ("expires_in", "body", "integer", "no", "Seconds, 300 to 43,200. Default 3,600."),
+                    ("buckets", "body", "string[]", "no", "Restrict the token to these buckets."),
+                    (
+                        "key_prefixes",
+                        "body",
+                        "string[]",
+                        "no",
+                        "Restrict object access to keys starting with one of these.",
+                    ),
+                    ("subject_token", "body", "string", "no", "Token exchange only: the SSO assertion."),
+                ],
+                body={
+                    "grant_type": "client_credentials",
+                    "scope": "objects:write",
+                    "expires_in": 600,
+                    "buckets": ["media-eu"],
+                    "key_prefixes": ["uploads/usr_71c3e8a2f5b0/"],
+                },
+                status="201 Created",
+                response={
+                    "access_token": "lkt_eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjUtMDMifQ.eyJzY29wZSI6Im9iamVjdHM6d3JpdGUiLCJleHAiOjE3NDEwODIxMjJ9.Zm9v…",
+                    "token_type": "Bearer",
+                    "expires_in": 600,
+                    "scope": "objects:write",
+                    "token_id": "tok_5b2f9e01c7d8",
+                },
+                response_note="Returns `201 Created` with the token in OAuth 2.0 format, plus `token_id` for revocation.",
+                errors=[
+                    ("400", "unsupported_grant_type", "`grant_type` is not one of the two above."),
+                    ("403", "scope_escalation", "`scope` includes something the parent credential lacks."),
+                    ("401", "invalid_subject_token", "The SSO assertion is expired, unsigned or for another audience."),
+                ],
+                sdk=(
+                    "token = client.tokens.mint",
+                    {
+                        "scope": ["objects:write"],
+                        "expires_in": 600,
+                        "buckets": ["media-eu"],
+                        "key_prefixes": ["uploads/usr_71c3e8a2f5b0/"],
+                    },
+                ),
+                py_after="""
                 browser_client_config = {"token": token.access_token, "expires_at": token.expires_at.isoformat()}
             """,
-        ),
-        Endpoint(
-            title="Inspect a token",
-            method="POST",
-            path="/v2/tokens/introspect",
-            summary="""
+            ),
+            Endpoint(
+                title="Inspect a token",
+                method="POST",
+                path="/v2/tokens/introspect",
+                summary="""
                 Tells you whether a token is active and what it may do, following RFC 7662. Any
                 credential in the same project can introspect any token of that project; the
                 response for a token of another project, or a token that never existed, is simply
                 `{"active": false}`, as the RFC requires.
             """,
-            params=[
-                ("token", "body", "string", "yes", "The token to inspect."),
-                ("token_type_hint", "body", "string", "no", "`access_token`; accepted and ignored."),
-                ("include_restrictions", "body", "boolean", "no", "Return `buckets` and `key_prefixes`. Default `true`."),
-            ],
-            body={"token": "lkt_eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjUtMDMifQ…"},
-            response={"active": True, "token_id": "tok_5b2f9e01c7d8", "scope": "objects:write", "exp": 1741082122, "iat": 1741081522, "parent": "key_2b7e9c41d0a6", "buckets": ["media-eu"], "key_prefixes": ["uploads/usr_71c3e8a2f5b0/"]},
-            response_note="Returns `200 OK`, always, with `active` telling you the answer.",
-            sdk=("info = client.tokens.introspect", {"token": "lkt_eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjUtMDMifQ…"}),
-            py_after="""
+                params=[
+                    ("token", "body", "string", "yes", "The token to inspect."),
+                    ("token_type_hint", "body", "string", "no", "`access_token`; accepted and ignored."),
+                    (
+                        "include_restrictions",
+                        "body",
+                        "boolean",
+                        "no",
+                        "Return `buckets` and `key_prefixes`. Default `true`.",
+                    ),
+                ],
+                body={"token": "lkt_eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjUtMDMifQ…"},
+                response={
+                    "active": True,
+                    "token_id": "tok_5b2f9e01c7d8",
+                    "scope": "objects:write",
+                    "exp": 1741082122,
+                    "iat": 1741081522,
+                    "parent": "key_2b7e9c41d0a6",
+                    "buckets": ["media-eu"],
+                    "key_prefixes": ["uploads/usr_71c3e8a2f5b0/"],
+                },
+                response_note="Returns `200 OK`, always, with `active` telling you the answer.",
+                sdk=("info = client.tokens.introspect", {"token": "lkt_eyJhbGciOiJFZERTQSIsImtpZCI6IjIwMjUtMDMifQ…"}),
+                py_after="""
                 assert info.active and "objects:write" in info.scope.split()
             """,
-            layout=0,
-        ),
-        Endpoint(
-            title="Revoke a token",
-            method="POST",
-            path="/v2/tokens/revoke",
-            summary="""
+                layout=0,
+            ),
+            Endpoint(
+                title="Revoke a token",
+                method="POST",
+                path="/v2/tokens/revoke",
+                summary="""
                 Revokes a token before it expires, following RFC 7009. Revoking an unknown or
                 already revoked token succeeds, so that clients can revoke on logout without
                 caring about state. Revocation is effective everywhere within five seconds.
             """,
-            params=[
-                ("token", "body", "string", "no", "The token to revoke. Either this or `token_id`."),
-                ("token_id", "body", "string", "no", "ID of the token to revoke, from the mint response."),
-                ("reason", "body", "string", "no", "Recorded in the audit log."),
-                ("cascade", "body", "boolean", "no", "Also revoke tokens exchanged from this one. Default `true`."),
-            ],
-            body={"token_id": "tok_5b2f9e01c7d8", "reason": "user signed out"},
-            status="200 OK",
-            response={"revoked": True},
-            response_note="Returns `200 OK` with `{\"revoked\": true}` whether or not the token was active.",
-            sdk=("client.tokens.revoke", {"token_id": "tok_5b2f9e01c7d8", "reason": "user signed out"}),
-        ),
-    ],
-))
+                params=[
+                    ("token", "body", "string", "no", "The token to revoke. Either this or `token_id`."),
+                    ("token_id", "body", "string", "no", "ID of the token to revoke, from the mint response."),
+                    ("reason", "body", "string", "no", "Recorded in the audit log."),
+                    ("cascade", "body", "boolean", "no", "Also revoke tokens exchanged from this one. Default `true`."),
+                ],
+                body={"token_id": "tok_5b2f9e01c7d8", "reason": "user signed out"},
+                status="200 OK",
+                response={"revoked": True},
+                response_note='Returns `200 OK` with `{"revoked": true}` whether or not the token was active.',
+                sdk=("client.tokens.revoke", {"token_id": "tok_5b2f9e01c7d8", "reason": "user signed out"}),
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -2663,11 +3291,12 @@ USER_EXAMPLE = {
     "last_seen_at": "2025-03-04T08:57:40.000Z",
 }
 
-RESOURCES.append(Resource(
-    title="Users",
-    singular="user",
-    plural="users",
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="Users",
+        singular="user",
+        plural="users",
+        intro="""
         Users are people who sign in to the console or mint tokens through single sign-on. A user
         belongs to an organization and holds one role in each project they are a member of. The
         endpoints here manage *membership of the current project*; creating user accounts
@@ -2682,134 +3311,189 @@ RESOURCES.append(Resource(
         | `viewer` | Read objects, settings and audit logs. No writes. |
         | `billing` | Read and download invoices and usage. Nothing else. |
     """,
-    fields=[
-        ("id", "string", "Identifier, prefix `usr_`."),
-        ("email", "string", "Sign-in address."),
-        ("name", "string", "Display name, as the user set it. May contain any Unicode text."),
-        ("role", "string", "Role in this project: `owner|admin|developer|viewer|billing`."),
-        ("status", "string", "`invited`, `active` or `suspended`."),
-        ("sso", "boolean", "Whether the user signs in through the organization's identity provider."),
-        ("mfa_enabled", "boolean", "Whether the user has a second factor. Always `true` for SSO users, by policy of the provider."),
-        ("joined_at", "timestamp", "When the user joined the project."),
-        ("last_seen_at", "timestamp", "Last sign-in or token mint, to the minute."),
-    ],
-    example=USER_EXAMPLE,
-    variant={"id": "usr_0a9d4e6b2c81", "email": "k.watanabe@example.jp", "name": "渡辺 健二", "role": "developer", "sso": False, "mfa_enabled": False, "joined_at": "2024-04-22T01:10:33.871Z", "last_seen_at": "2025-03-03T23:41:00.000Z"},
-    endpoints=[
-        Endpoint(
-            title="List project members",
-            method="GET",
-            path="/v2/users",
-            scope="users:manage",
-            summary="""
+        fields=[
+            ("id", "string", "Identifier, prefix `usr_`."),
+            ("email", "string", "Sign-in address."),
+            ("name", "string", "Display name, as the user set it. May contain any Unicode text."),
+            ("role", "string", "Role in this project: `owner|admin|developer|viewer|billing`."),
+            ("status", "string", "`invited`, `active` or `suspended`."),
+            ("sso", "boolean", "Whether the user signs in through the organization's identity provider."),
+            (
+                "mfa_enabled",
+                "boolean",
+                "Whether the user has a second factor. Always `true` for SSO users, by policy of the provider.",
+            ),
+            ("joined_at", "timestamp", "When the user joined the project."),
+            ("last_seen_at", "timestamp", "Last sign-in or token mint, to the minute."),
+        ],
+        example=USER_EXAMPLE,
+        variant={
+            "id": "usr_0a9d4e6b2c81",
+            "email": "k.watanabe@example.jp",
+            "name": "渡辺 健二",
+            "role": "developer",
+            "sso": False,
+            "mfa_enabled": False,
+            "joined_at": "2024-04-22T01:10:33.871Z",
+            "last_seen_at": "2025-03-03T23:41:00.000Z",
+        },
+        endpoints=[
+            Endpoint(
+                title="List project members",
+                method="GET",
+                path="/v2/users",
+                scope="users:manage",
+                summary="""
                 Lists the members of the current project, including invited users who have not
                 accepted yet. Viewers may call this endpoint without `users:manage` and get every
                 field except `email`, which is hidden from them for privacy.
             """,
-            params=[
-                ("role", "query", "string", "no", "Only members with this role."),
-                ("status", "query", "string", "no", "`invited|active|suspended`."),
-                ("mfa_enabled", "query", "boolean", "no", "`false` finds members without a second factor."),
-                ("q", "query", "string", "no", "Case-insensitive substring of name or email."),
-                p_limit("members"),
-                p_cursor(),
-            ],
-            query={"mfa_enabled": "false", "status": "active"},
-            response="list",
-            sdk=("no_mfa = client.users.list", {"mfa_enabled": False, "status": "active"}),
-            py_after="""
+                params=[
+                    ("role", "query", "string", "no", "Only members with this role."),
+                    ("status", "query", "string", "no", "`invited|active|suspended`."),
+                    ("mfa_enabled", "query", "boolean", "no", "`false` finds members without a second factor."),
+                    ("q", "query", "string", "no", "Case-insensitive substring of name or email."),
+                    p_limit("members"),
+                    p_cursor(),
+                ],
+                query={"mfa_enabled": "false", "status": "active"},
+                response="list",
+                sdk=("no_mfa = client.users.list", {"mfa_enabled": False, "status": "active"}),
+                py_after="""
                 for user in no_mfa:
                     print(user.name, user.email)  # names may be non-ASCII: print to a UTF-8 stream
             """,
-        ),
-        Endpoint(
-            title="Invite a user",
-            method="POST",
-            path="/v2/users/invitations",
-            scope="users:manage",
-            summary="""
+            ),
+            Endpoint(
+                title="Invite a user",
+                method="POST",
+                path="/v2/users/invitations",
+                scope="users:manage",
+                summary="""
                 Sends an invitation email and creates a member in status `invited`. The invitation
                 is valid for 14 days. If the address already belongs to a user of the
                 organization, they are added directly, without an email, and the response status
                 is `200` instead of `201`. Owners can invite owners; admins can invite every other
                 role.
             """,
-            params=[
-                ("email", "body", "string", "yes", "Address to invite."),
-                ("role", "body", "string", "yes", "Role in the project."),
-                ("message", "body", "string", "no", "Personal note included in the email, up to 500 characters, plain text."),
-                ("locale", "body", "string", "no", "Language of the email: `en`, `de`, `fr`, `ja`, `pt-BR`. Default: the inviter's."),
-            ],
-            body={"email": "ines.duarte@example.pt", "role": "developer", "message": "Bem-vinda! You'll need this for the media pipeline.", "locale": "pt-BR"},
-            status="201 Created",
-            response=USER_EXAMPLE | {"id": "usr_e83b1f07a4c2", "email": "ines.duarte@example.pt", "name": None, "role": "developer", "status": "invited", "sso": False, "mfa_enabled": False, "joined_at": None, "last_seen_at": None},
-            response_note="Returns `201 Created` with the new member in status `invited`.",
-            errors=[
-                ("409", "already_member", "The address belongs to a member of this project already."),
-                ("403", "role_escalation", "An admin tried to invite an owner."),
-                ("400", "email_domain_blocked", "Your organization restricts invitations to certain domains."),
-            ],
-            sdk=("member = client.users.invite", {"email": "ines.duarte@example.pt", "role": "developer"}),
-            layout=1,
-        ),
-        Endpoint(
-            title="Retrieve a member",
-            method="GET",
-            path="/v2/users/{user_id}",
-            scope="users:manage",
-            summary="""
+                params=[
+                    ("email", "body", "string", "yes", "Address to invite."),
+                    ("role", "body", "string", "yes", "Role in the project."),
+                    (
+                        "message",
+                        "body",
+                        "string",
+                        "no",
+                        "Personal note included in the email, up to 500 characters, plain text.",
+                    ),
+                    (
+                        "locale",
+                        "body",
+                        "string",
+                        "no",
+                        "Language of the email: `en`, `de`, `fr`, `ja`, `pt-BR`. Default: the inviter's.",
+                    ),
+                ],
+                body={
+                    "email": "ines.duarte@example.pt",
+                    "role": "developer",
+                    "message": "Bem-vinda! You'll need this for the media pipeline.",
+                    "locale": "pt-BR",
+                },
+                status="201 Created",
+                response=USER_EXAMPLE
+                | {
+                    "id": "usr_e83b1f07a4c2",
+                    "email": "ines.duarte@example.pt",
+                    "name": None,
+                    "role": "developer",
+                    "status": "invited",
+                    "sso": False,
+                    "mfa_enabled": False,
+                    "joined_at": None,
+                    "last_seen_at": None,
+                },
+                response_note="Returns `201 Created` with the new member in status `invited`.",
+                errors=[
+                    ("409", "already_member", "The address belongs to a member of this project already."),
+                    ("403", "role_escalation", "An admin tried to invite an owner."),
+                    ("400", "email_domain_blocked", "Your organization restricts invitations to certain domains."),
+                ],
+                sdk=("member = client.users.invite", {"email": "ines.duarte@example.pt", "role": "developer"}),
+                layout=1,
+            ),
+            Endpoint(
+                title="Retrieve a member",
+                method="GET",
+                path="/v2/users/{user_id}",
+                scope="users:manage",
+                summary="""
                 Returns one member of the project. The ID `me` is the user behind the current
                 token; it works with any user token and returns `404` for API keys, which have no
                 user.
             """,
-            params=[p_fields(), ("include", "query", "string", "no", "`projects` to list the user's other projects you can see."), ("If-None-Match", "header", "string", "no", "Answers `304` if unchanged.")],
-            errors=[("404", "user_not_found", "Not a member of this project, or `me` with an API key.")],
-            sdk=("me = client.users.get", {"user_id": "me"}),
-        ),
-        Endpoint(
-            title="Change a member's role",
-            method="PATCH",
-            path="/v2/users/{user_id}",
-            scope="users:manage",
-            summary="""
+                params=[
+                    p_fields(),
+                    ("include", "query", "string", "no", "`projects` to list the user's other projects you can see."),
+                    ("If-None-Match", "header", "string", "no", "Answers `304` if unchanged."),
+                ],
+                errors=[("404", "user_not_found", "Not a member of this project, or `me` with an API key.")],
+                sdk=("me = client.users.get", {"user_id": "me"}),
+            ),
+            Endpoint(
+                title="Change a member's role",
+                method="PATCH",
+                path="/v2/users/{user_id}",
+                scope="users:manage",
+                summary="""
                 Changes a member's role or suspends them. Demoting the last owner is refused.
                 Suspending a member revokes their tokens immediately but keeps the API keys they
                 created, which belong to the project, not to the user; review those separately.
             """,
-            params=[
-                ("role", "body", "string", "no", "New role."),
-                ("status", "body", "string", "no", "`active` or `suspended`."),
-                ("reason", "body", "string", "no", "Recorded in the audit log."),
-            ],
-            body={"role": "viewer", "reason": "moved to the analytics team"},
-            errors=[
-                ("409", "last_owner", "The change would leave the project without an owner."),
-                ("403", "role_escalation", "Admins cannot grant or remove the owner role."),
-            ],
-            sdk=("client.users.update", {"user_id": "usr_0a9d4e6b2c81", "role": "viewer", "reason": "moved to the analytics team"}),
-        ),
-        Endpoint(
-            title="Remove a member",
-            method="DELETE",
-            path="/v2/users/{user_id}",
-            scope="users:manage",
-            summary="""
+                params=[
+                    ("role", "body", "string", "no", "New role."),
+                    ("status", "body", "string", "no", "`active` or `suspended`."),
+                    ("reason", "body", "string", "no", "Recorded in the audit log."),
+                ],
+                body={"role": "viewer", "reason": "moved to the analytics team"},
+                errors=[
+                    ("409", "last_owner", "The change would leave the project without an owner."),
+                    ("403", "role_escalation", "Admins cannot grant or remove the owner role."),
+                ],
+                sdk=(
+                    "client.users.update",
+                    {"user_id": "usr_0a9d4e6b2c81", "role": "viewer", "reason": "moved to the analytics team"},
+                ),
+            ),
+            Endpoint(
+                title="Remove a member",
+                method="DELETE",
+                path="/v2/users/{user_id}",
+                scope="users:manage",
+                summary="""
                 Removes a member from the project, or withdraws an invitation. The user's account
                 and their memberships of other projects are untouched. Their audit log entries stay,
                 naming them by ID and by the email address they had at the time.
             """,
-            params=[
-                ("reason", "query", "string", "no", "Recorded in the audit log."),
-                ("transfer_keys_to", "query", "string", "no", "User ID to record as creator of the removed member's API keys."),
-                ("If-Match", "header", "string", "no", "Remove only if the membership has not changed."),
-            ],
-            status="204 No Content",
-            response="none",
-            errors=[("409", "last_owner", "The member is the last owner.")],
-            sdk=("client.users.remove", {"user_id": "usr_e83b1f07a4c2"}),
-        ),
-    ],
-))
+                params=[
+                    ("reason", "query", "string", "no", "Recorded in the audit log."),
+                    (
+                        "transfer_keys_to",
+                        "query",
+                        "string",
+                        "no",
+                        "User ID to record as creator of the removed member's API keys.",
+                    ),
+                    ("If-Match", "header", "string", "no", "Remove only if the membership has not changed."),
+                ],
+                status="204 No Content",
+                response="none",
+                errors=[("409", "last_owner", "The member is the last owner.")],
+                sdk=("client.users.remove", {"user_id": "usr_e83b1f07a4c2"}),
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -2845,11 +3529,12 @@ EVENT_TYPES = [
     ("invoice.finalized", "A monthly invoice was finalized."),
 ]
 
-RESOURCES.append(Resource(
-    title="Webhooks",
-    singular="webhook",
-    plural="webhooks",
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="Webhooks",
+        singular="webhook",
+        plural="webhooks",
+        intro="""
         Webhooks send an HTTPS `POST` to a URL of yours when something happens in the project.
         Deliveries are at least once: the same event can arrive twice, for example when your
         server took longer than ten seconds to answer the first time, so make your handler
@@ -2861,24 +3546,34 @@ RESOURCES.append(Resource(
         and 30 minutes, then hourly. After 24 hours of consecutive failures the webhook is
         disabled and the project's owners are emailed.
     """,
-    fields=[
-        ("id", "string", "Identifier, prefix `whk_`."),
-        ("url", "string", "HTTPS endpoint to deliver to. Plain HTTP is refused, as are private addresses."),
-        ("description", "string", "Your description, up to 200 characters."),
-        ("events", "string[]", "Event types to send; see the table below. `*` means all."),
-        ("filter", "object", "Optional `buckets` list and `key_prefix` for object events."),
-        ("enabled", "boolean", "Disabled webhooks keep their configuration and receive nothing."),
-        ("secret_prefix", "string", "First characters of the signing secret."),
-        ("created_at", "timestamp", "Creation time."),
-        ("last_delivery", "object", "Time, status and duration of the most recent attempt."),
-        ("failure_streak", "integer", "Consecutive failed attempts."),
-    ],
-    example=WEBHOOK_EXAMPLE,
-    variant={"id": "whk_b81e20c4d6f3", "url": "https://ops.example.com/alerts/larkspur", "description": "Ops alerts", "events": ["replication.failed", "quota.threshold", "key.expiring"], "filter": {}, "secret_prefix": "whsec_m0P", "created_at": "2024-09-02T07:21:18.112Z", "last_delivery": {"at": "2025-02-28T03:00:09.871Z", "status": 502, "duration_ms": 10000}, "failure_streak": 3},
-    before=[
-        "### Event types",
-        "\x00" + table(["Event", "Sent when"], ["l", "l"], [[f"`{e}`", d] for e, d in EVENT_TYPES]),
-        """
+        fields=[
+            ("id", "string", "Identifier, prefix `whk_`."),
+            ("url", "string", "HTTPS endpoint to deliver to. Plain HTTP is refused, as are private addresses."),
+            ("description", "string", "Your description, up to 200 characters."),
+            ("events", "string[]", "Event types to send; see the table below. `*` means all."),
+            ("filter", "object", "Optional `buckets` list and `key_prefix` for object events."),
+            ("enabled", "boolean", "Disabled webhooks keep their configuration and receive nothing."),
+            ("secret_prefix", "string", "First characters of the signing secret."),
+            ("created_at", "timestamp", "Creation time."),
+            ("last_delivery", "object", "Time, status and duration of the most recent attempt."),
+            ("failure_streak", "integer", "Consecutive failed attempts."),
+        ],
+        example=WEBHOOK_EXAMPLE,
+        variant={
+            "id": "whk_b81e20c4d6f3",
+            "url": "https://ops.example.com/alerts/larkspur",
+            "description": "Ops alerts",
+            "events": ["replication.failed", "quota.threshold", "key.expiring"],
+            "filter": {},
+            "secret_prefix": "whsec_m0P",
+            "created_at": "2024-09-02T07:21:18.112Z",
+            "last_delivery": {"at": "2025-02-28T03:00:09.871Z", "status": 502, "duration_ms": 10000},
+            "failure_streak": 3,
+        },
+        before=[
+            "### Event types",
+            "\x00" + table(["Event", "Sent when"], ["l", "l"], [[f"`{e}`", d] for e, d in EVENT_TYPES]),
+            """
         ### Verifying webhook signatures
 
         Every delivery carries `Larkspur-Signature: t=<unix time>,v1=<hex HMAC-SHA256>`, computed
@@ -2906,138 +3601,220 @@ RESOURCES.append(Resource(
         > changes whitespace and breaks the signature. In Flask use `request.get_data()`, in
         > Django `request.body`, in FastAPI `await request.body()`.
         """,
-    ],
-    endpoints=[
-        Endpoint(
-            title="List webhooks",
-            method="GET",
-            path="/v2/webhooks",
-            scope="webhooks:manage",
-            summary="Lists the project's webhooks, enabled or not, oldest first.",
-            params=[("enabled", "query", "boolean", "no", "Filter on `enabled`."), ("event", "query", "string", "no", "Only webhooks subscribed to this event type."), p_limit("webhooks", 100, 100), p_cursor()],
-            response="list",
-            sdk=("hooks = client.webhooks.list", {"event": "replication.failed"}),
-        ),
-        Endpoint(
-            title="Create a webhook",
-            method="POST",
-            path="/v2/webhooks",
-            scope="webhooks:manage",
-            summary="""
+        ],
+        endpoints=[
+            Endpoint(
+                title="List webhooks",
+                method="GET",
+                path="/v2/webhooks",
+                scope="webhooks:manage",
+                summary="Lists the project's webhooks, enabled or not, oldest first.",
+                params=[
+                    ("enabled", "query", "boolean", "no", "Filter on `enabled`."),
+                    ("event", "query", "string", "no", "Only webhooks subscribed to this event type."),
+                    p_limit("webhooks", 100, 100),
+                    p_cursor(),
+                ],
+                response="list",
+                sdk=("hooks = client.webhooks.list", {"event": "replication.failed"}),
+            ),
+            Endpoint(
+                title="Create a webhook",
+                method="POST",
+                path="/v2/webhooks",
+                scope="webhooks:manage",
+                summary="""
                 Creates a webhook and returns its signing secret, once. Before the webhook is
                 saved, Larkspur sends a `ping` event to the URL and expects a `2xx` answer within
                 ten seconds; pass `verify: false` to skip that, for example when the receiving
                 service is deployed after the webhook is configured. A project can have 20
                 webhooks.
             """,
-            params=[
-                ("url", "body", "string", "yes", "HTTPS URL, public address, port 443 or 8443."),
-                ("events", "body", "string[]", "yes", "Event types, or `[\"*\"]`."),
-                ("description", "body", "string", "no", "Up to 200 characters."),
-                ("filter", "body", "object", "no", "`{\"buckets\": [...], \"key_prefix\": \"...\"}` for object events."),
-                ("verify", "body", "boolean", "no", "Send a `ping` first. Default `true`."),
-                ("enabled", "body", "boolean", "no", "Default `true`."),
-            ],
-            body={"url": "https://hooks.example.com/larkspur", "events": ["object.created", "object.deleted"], "description": "Thumbnail generator", "filter": {"buckets": ["media-eu"], "key_prefix": "originals/"}},
-            status="201 Created",
-            response=WEBHOOK_EXAMPLE | {"secret": "whsec_3TqY8vN1mK5xR0cW7bZ2", "last_delivery": None},
-            response_note="Returns `201 Created` with the webhook and, this once, its `secret`.",
-            errors=[
-                ("400", "webhook_url_not_https", "The URL is not HTTPS or resolves to a private, loopback or link-local address."),
-                ("422", "webhook_verification_failed", "The `ping` got no `2xx` answer; the message includes the status or the network error."),
-                ("403", "quota_exceeded", "The project has 20 webhooks already."),
-            ],
-            sdk=("hook = client.webhooks.create", {"url": "https://hooks.example.com/larkspur", "events": ["object.created", "object.deleted"], "filter": {"buckets": ["media-eu"], "key_prefix": "originals/"}}),
-            py_after="""
+                params=[
+                    ("url", "body", "string", "yes", "HTTPS URL, public address, port 443 or 8443."),
+                    ("events", "body", "string[]", "yes", 'Event types, or `["*"]`.'),
+                    ("description", "body", "string", "no", "Up to 200 characters."),
+                    ("filter", "body", "object", "no", '`{"buckets": [...], "key_prefix": "..."}` for object events.'),
+                    ("verify", "body", "boolean", "no", "Send a `ping` first. Default `true`."),
+                    ("enabled", "body", "boolean", "no", "Default `true`."),
+                ],
+                body={
+                    "url": "https://hooks.example.com/larkspur",
+                    "events": ["object.created", "object.deleted"],
+                    "description": "Thumbnail generator",
+                    "filter": {"buckets": ["media-eu"], "key_prefix": "originals/"},
+                },
+                status="201 Created",
+                response=WEBHOOK_EXAMPLE | {"secret": "whsec_3TqY8vN1mK5xR0cW7bZ2", "last_delivery": None},
+                response_note="Returns `201 Created` with the webhook and, this once, its `secret`.",
+                errors=[
+                    (
+                        "400",
+                        "webhook_url_not_https",
+                        "The URL is not HTTPS or resolves to a private, loopback or link-local address.",
+                    ),
+                    (
+                        "422",
+                        "webhook_verification_failed",
+                        "The `ping` got no `2xx` answer; the message includes the status or the network error.",
+                    ),
+                    ("403", "quota_exceeded", "The project has 20 webhooks already."),
+                ],
+                sdk=(
+                    "hook = client.webhooks.create",
+                    {
+                        "url": "https://hooks.example.com/larkspur",
+                        "events": ["object.created", "object.deleted"],
+                        "filter": {"buckets": ["media-eu"], "key_prefix": "originals/"},
+                    },
+                ),
+                py_after="""
                 secrets.store("LARKSPUR_WEBHOOK_SECRET", hook.secret)
             """,
-        ),
-        Endpoint(
-            title="Update a webhook",
-            method="PATCH",
-            path="/v2/webhooks/{webhook_id}",
-            scope="webhooks:manage",
-            summary="""
+            ),
+            Endpoint(
+                title="Update a webhook",
+                method="PATCH",
+                path="/v2/webhooks/{webhook_id}",
+                scope="webhooks:manage",
+                summary="""
                 Changes the fields you send. Re-enabling a webhook that was disabled for failing
                 resets its failure streak, and events that occurred while it was disabled are
                 **not** delivered. To rotate the secret, send `rotate_secret: true`; for the next
                 24 hours deliveries are signed with both the old and the new secret, so you can
                 deploy the new one without dropping events.
             """,
-            params=[
-                ("url", "body", "string", "no", "New URL; verified with a `ping` unless `verify` is `false`."),
-                ("events", "body", "string[]", "no", "Replaces the event list."),
-                ("filter", "body", "object", "no", "Replaces the filter."),
-                ("enabled", "body", "boolean", "no", "Enable or disable."),
-                ("rotate_secret", "body", "boolean", "no", "Issue a new secret; the response includes it."),
-            ],
-            body={"enabled": True, "rotate_secret": True},
-            response=WEBHOOK_EXAMPLE | {"secret": "whsec_9LwE2pQ6sD4fJ8hA1kZ5", "secret_prefix": "whsec_9Lw"},
-            response_note="Returns `200 OK` with the webhook, plus `secret` if you rotated it.",
-            sdk=("hook = client.webhooks.update", {"webhook_id": "whk_5a0d3f7c9e12", "enabled": True, "rotate_secret": True}),
-            layout=0,
-        ),
-        Endpoint(
-            title="Delete a webhook",
-            method="DELETE",
-            path="/v2/webhooks/{webhook_id}",
-            scope="webhooks:manage",
-            summary="Deletes a webhook. Deliveries already in their retry schedule are cancelled.",
-            params=[("reason", "query", "string", "no", "Recorded in the audit log."), ("If-Match", "header", "string", "no", "Delete only if unchanged."), ("drain", "query", "boolean", "no", "Let pending retries finish first (up to 24 hours). Default `false`.")],
-            status="204 No Content",
-            response="none",
-            sdk=("client.webhooks.delete", {"webhook_id": "whk_b81e20c4d6f3"}),
-        ),
-        Endpoint(
-            title="Send a test event",
-            method="POST",
-            path="/v2/webhooks/{webhook_id}/test",
-            scope="webhooks:manage",
-            summary="""
+                params=[
+                    ("url", "body", "string", "no", "New URL; verified with a `ping` unless `verify` is `false`."),
+                    ("events", "body", "string[]", "no", "Replaces the event list."),
+                    ("filter", "body", "object", "no", "Replaces the filter."),
+                    ("enabled", "body", "boolean", "no", "Enable or disable."),
+                    ("rotate_secret", "body", "boolean", "no", "Issue a new secret; the response includes it."),
+                ],
+                body={"enabled": True, "rotate_secret": True},
+                response=WEBHOOK_EXAMPLE | {"secret": "whsec_9LwE2pQ6sD4fJ8hA1kZ5", "secret_prefix": "whsec_9Lw"},
+                response_note="Returns `200 OK` with the webhook, plus `secret` if you rotated it.",
+                sdk=(
+                    "hook = client.webhooks.update",
+                    {"webhook_id": "whk_5a0d3f7c9e12", "enabled": True, "rotate_secret": True},
+                ),
+                layout=0,
+            ),
+            Endpoint(
+                title="Delete a webhook",
+                method="DELETE",
+                path="/v2/webhooks/{webhook_id}",
+                scope="webhooks:manage",
+                summary="Deletes a webhook. Deliveries already in their retry schedule are cancelled.",
+                params=[
+                    ("reason", "query", "string", "no", "Recorded in the audit log."),
+                    ("If-Match", "header", "string", "no", "Delete only if unchanged."),
+                    (
+                        "drain",
+                        "query",
+                        "boolean",
+                        "no",
+                        "Let pending retries finish first (up to 24 hours). Default `false`.",
+                    ),
+                ],
+                status="204 No Content",
+                response="none",
+                sdk=("client.webhooks.delete", {"webhook_id": "whk_b81e20c4d6f3"}),
+            ),
+            Endpoint(
+                title="Send a test event",
+                method="POST",
+                path="/v2/webhooks/{webhook_id}/test",
+                scope="webhooks:manage",
+                summary="""
                 Delivers a synthetic event of the type you choose, with a realistic payload marked
                 `"test": true`, and waits for the result. It is signed with the real secret, so it
                 exercises your verification code. Test deliveries are not retried.
             """,
-            params=[("event", "body", "string", "yes", "An event type the webhook is subscribed to."), ("bucket", "body", "string", "no", "Bucket name to use in the payload."), ("key", "body", "string", "no", "Object key to use in the payload.")],
-            body={"event": "object.created", "bucket": "media-eu", "key": "originals/test-🚀.jpg"},
-            response={"delivery_id": "dlv_c19b7e04a3f8", "status": 200, "duration_ms": 211, "response_body_excerpt": "ok"},
-            response_note="Returns `200 OK` with the outcome of the delivery, even when the delivery failed.",
-            sdk=("result = client.webhooks.test", {"webhook_id": "whk_5a0d3f7c9e12", "event": "object.created"}),
-        ),
-        Endpoint(
-            title="List deliveries",
-            method="GET",
-            path="/v2/webhooks/{webhook_id}/deliveries",
-            scope="webhooks:manage",
-            summary="""
+                params=[
+                    ("event", "body", "string", "yes", "An event type the webhook is subscribed to."),
+                    ("bucket", "body", "string", "no", "Bucket name to use in the payload."),
+                    ("key", "body", "string", "no", "Object key to use in the payload."),
+                ],
+                body={"event": "object.created", "bucket": "media-eu", "key": "originals/test-🚀.jpg"},
+                response={
+                    "delivery_id": "dlv_c19b7e04a3f8",
+                    "status": 200,
+                    "duration_ms": 211,
+                    "response_body_excerpt": "ok",
+                },
+                response_note="Returns `200 OK` with the outcome of the delivery, even when the delivery failed.",
+                sdk=("result = client.webhooks.test", {"webhook_id": "whk_5a0d3f7c9e12", "event": "object.created"}),
+            ),
+            Endpoint(
+                title="List deliveries",
+                method="GET",
+                path="/v2/webhooks/{webhook_id}/deliveries",
+                scope="webhooks:manage",
+                summary="""
                 Lists delivery attempts of the last 30 days, newest first, with the status your
                 endpoint returned and the first 1 KiB of its response body. Use it to debug a
                 handler that fails intermittently.
             """,
-            params=[("status", "query", "string", "no", "`succeeded|failed|pending`."), ("event", "query", "string", "no", "Only this event type."), p_limit("deliveries", 50, 500), p_cursor()],
-            query={"status": "failed", "limit": 1},
-            response={"data": [{"id": "dlv_7e20b95c14da", "event_id": "evt_a61c2d09e8b3f547", "event": "object.created", "attempt": 3, "status": 502, "duration_ms": 10000, "error": "timeout after 10 s", "response_body_excerpt": "<html><body><h1>502 Bad Gateway</h1>…", "attempted_at": "2025-02-28T03:00:09.871Z", "next_attempt_at": "2025-02-28T03:30:09.871Z"}], "has_more": True, "next_cursor": "ZGx2OjIwMjUtMDItMjhUMDM6MDA6MDkuODcxWg"},
-            response_note="Returns `200 OK` with a page of delivery attempts.",
-            sdk=("failed = client.webhooks.deliveries", {"webhook_id": "whk_5a0d3f7c9e12", "status": "failed"}),
-        ),
-        Endpoint(
-            title="Redeliver an event",
-            method="POST",
-            path="/v2/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
-            scope="webhooks:manage",
-            summary="""
+                params=[
+                    ("status", "query", "string", "no", "`succeeded|failed|pending`."),
+                    ("event", "query", "string", "no", "Only this event type."),
+                    p_limit("deliveries", 50, 500),
+                    p_cursor(),
+                ],
+                query={"status": "failed", "limit": 1},
+                response={
+                    "data": [
+                        {
+                            "id": "dlv_7e20b95c14da",
+                            "event_id": "evt_a61c2d09e8b3f547",
+                            "event": "object.created",
+                            "attempt": 3,
+                            "status": 502,
+                            "duration_ms": 10000,
+                            "error": "timeout after 10 s",
+                            "response_body_excerpt": "<html><body><h1>502 Bad Gateway</h1>…",
+                            "attempted_at": "2025-02-28T03:00:09.871Z",
+                            "next_attempt_at": "2025-02-28T03:30:09.871Z",
+                        }
+                    ],
+                    "has_more": True,
+                    "next_cursor": "ZGx2OjIwMjUtMDItMjhUMDM6MDA6MDkuODcxWg",
+                },
+                response_note="Returns `200 OK` with a page of delivery attempts.",
+                sdk=("failed = client.webhooks.deliveries", {"webhook_id": "whk_5a0d3f7c9e12", "status": "failed"}),
+            ),
+            Endpoint(
+                title="Redeliver an event",
+                method="POST",
+                path="/v2/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver",
+                scope="webhooks:manage",
+                summary="""
                 Sends the event of a past delivery again, immediately, with a fresh signature.
                 Events can be redelivered for 30 days. This is the way to recover events that
                 arrived while your handler was broken, after you have fixed it.
             """,
-            params=[("reason", "body", "string", "no", "Recorded in the audit log."), ("to_url", "body", "string", "no", "Deliver to this URL instead, once; must pass the same checks as `url`.")],
-            status="202 Accepted",
-            response={"delivery_id": "dlv_41f8e3a07b9c", "status": "pending"},
-            response_note="Returns `202 Accepted` with the new delivery's ID; its result appears in the delivery list.",
-            sdk=("client.webhooks.redeliver", {"webhook_id": "whk_5a0d3f7c9e12", "delivery_id": "dlv_7e20b95c14da"}),
-        ),
-    ],
-))
+                params=[
+                    ("reason", "body", "string", "no", "Recorded in the audit log."),
+                    (
+                        "to_url",
+                        "body",
+                        "string",
+                        "no",
+                        "Deliver to this URL instead, once; must pass the same checks as `url`.",
+                    ),
+                ],
+                status="202 Accepted",
+                response={"delivery_id": "dlv_41f8e3a07b9c", "status": "pending"},
+                response_note="Returns `202 Accepted` with the new delivery's ID; its result appears in the delivery list.",
+                sdk=(
+                    "client.webhooks.redeliver",
+                    {"webhook_id": "whk_5a0d3f7c9e12", "delivery_id": "dlv_7e20b95c14da"},
+                ),
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -3050,7 +3827,12 @@ AUDIT_EXAMPLE = {
     "occurred_at": "2025-03-04T09:16:40.215Z",
     "actor": {"kind": "api_key", "key_id": "key_2b7e9c41d0a6", "key_prefix": "lk_live_7Qm2", "user_id": None},
     "source": {"ip": "203.0.113.24", "user_agent": "larkspur-python/3.8.1 CPython/3.12.2", "region": "eu-central-1"},
-    "resource": {"kind": "object", "bucket": "media-eu", "key": "reports/2025/q3-draft.pdf", "version_id": "v_01HQ7Y9W8V7U6T5S"},
+    "resource": {
+        "kind": "object",
+        "bucket": "media-eu",
+        "key": "reports/2025/q3-draft.pdf",
+        "version_id": "v_01HQ7Y9W8V7U6T5S",
+    },
     "outcome": "success",
     "request_id": "req_5c0b2e9f8a7d6c4b3a21",
 }
@@ -3081,7 +3863,9 @@ def audit_ndjson() -> str:
             "id": rid("evt_", f"audit-{i}"),
             "type": typ,
             "occurred_at": f"2025-03-04T09:{minute:02d}:{second:02d}.{(i * 137) % 1000:03d}Z",
-            "actor": ({"kind": "user", "user_id": actor} if actor.startswith("usr_") else {"kind": "api_key", "key_id": actor}),
+            "actor": (
+                {"kind": "user", "user_id": actor} if actor.startswith("usr_") else {"kind": "api_key", "key_id": actor}
+            ),
             "source": {"ip": f"203.0.113.{20 + i % 7}", "region": "eu-central-1"},
             "resource": {"kind": kind, "id": target},
             "outcome": "denied" if typ.endswith("_denied") else "success",
@@ -3090,11 +3874,12 @@ def audit_ndjson() -> str:
     return "\n".join(lines)
 
 
-RESOURCES.append(Resource(
-    title="Audit logs",
-    singular="audit event",
-    plural="events",
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="Audit logs",
+        singular="audit event",
+        plural="events",
+        intro="""
         The audit log records every change to the project and, if you enable data access
         logging, every read of an object. Events are kept for 400 days, are append-only, and
         cannot be deleted by anyone, including project owners; that is what makes them useful as
@@ -3104,69 +3889,92 @@ RESOURCES.append(Resource(
         millions of read events a day. Turn it on per bucket in the console, and consider
         exporting the events to a bucket of your own rather than querying them through the API.
     """,
-    object_heading="### The audit event object",
-    fields=[
-        ("id", "string", "Identifier, prefix `evt_`. Events sort by ID in time order within a project."),
-        ("type", "string", "What happened, `<resource>.<action>`, for example `key.revoked`."),
-        ("occurred_at", "timestamp", "When the operation completed, not when the event was written."),
-        ("actor", "object", "Who did it: a user, an API key, a token (with its parent), or `larkspur` for automatic actions such as lifecycle deletions."),
-        ("source", "object", "Client IP, user agent and the region that served the request."),
-        ("resource", "object", "What it was done to."),
-        ("outcome", "string", "`success`, `denied` or `failed`. Denied requests are logged too."),
-        ("request_id", "string", "The request's `Larkspur-Request-Id`."),
-    ],
-    example=AUDIT_EXAMPLE,
-    variant={"id": "evt_3e8f1a6c0b94d2f1", "type": "object.read_denied", "occurred_at": "2025-03-04T09:16:41.002Z", "outcome": "denied", "resource": {"kind": "object", "bucket": "invoices", "key": "2025/02/inv_2025_02_4f1c9a.pdf", "version_id": None}},
-    endpoints=[
-        Endpoint(
-            title="List events",
-            method="GET",
-            path="/v2/audit/events",
-            scope="audit:read",
-            summary="""
+        object_heading="### The audit event object",
+        fields=[
+            ("id", "string", "Identifier, prefix `evt_`. Events sort by ID in time order within a project."),
+            ("type", "string", "What happened, `<resource>.<action>`, for example `key.revoked`."),
+            ("occurred_at", "timestamp", "When the operation completed, not when the event was written."),
+            (
+                "actor",
+                "object",
+                "Who did it: a user, an API key, a token (with its parent), or `larkspur` for automatic actions such as lifecycle deletions.",
+            ),
+            ("source", "object", "Client IP, user agent and the region that served the request."),
+            ("resource", "object", "What it was done to."),
+            ("outcome", "string", "`success`, `denied` or `failed`. Denied requests are logged too."),
+            ("request_id", "string", "The request's `Larkspur-Request-Id`."),
+        ],
+        example=AUDIT_EXAMPLE,
+        variant={
+            "id": "evt_3e8f1a6c0b94d2f1",
+            "type": "object.read_denied",
+            "occurred_at": "2025-03-04T09:16:41.002Z",
+            "outcome": "denied",
+            "resource": {
+                "kind": "object",
+                "bucket": "invoices",
+                "key": "2025/02/inv_2025_02_4f1c9a.pdf",
+                "version_id": None,
+            },
+        },
+        endpoints=[
+            Endpoint(
+                title="List events",
+                method="GET",
+                path="/v2/audit/events",
+                scope="audit:read",
+                summary="""
                 Lists events, newest first, filtered by time, type, actor and resource. Filters
                 combine with AND. Queries spanning more than 31 days are refused, because they are
                 slow and because an export does the same job better.
             """,
-            params=[
-                ("since", "query", "timestamp", "no", "Events at or after this time. Default: 24 hours ago."),
-                ("until", "query", "timestamp", "no", "Events before this time. Default: now."),
-                ("type", "query", "string", "no", "Event type; a trailing `*` matches a prefix, as in `key.*`."),
-                ("actor", "query", "string", "no", "A user ID, key ID or token ID."),
-                ("bucket", "query", "string", "no", "Only events about this bucket or its objects."),
-                ("outcome", "query", "string", "no", "`success|denied|failed`."),
-                ("ip", "query", "string", "no", "Client IP or CIDR prefix."),
-                p_limit("events", 100, 1000),
-                p_cursor(),
-            ],
-            query={"actor": "key_2b7e9c41d0a6", "since": "2025-03-04T00:00:00Z", "limit": 2},
-            response="list",
-            sdk=("for event in client.audit.events", {"actor": "key_2b7e9c41d0a6", "since": "2025-03-04T00:00:00Z"}),
-            py_after="""
+                params=[
+                    ("since", "query", "timestamp", "no", "Events at or after this time. Default: 24 hours ago."),
+                    ("until", "query", "timestamp", "no", "Events before this time. Default: now."),
+                    ("type", "query", "string", "no", "Event type; a trailing `*` matches a prefix, as in `key.*`."),
+                    ("actor", "query", "string", "no", "A user ID, key ID or token ID."),
+                    ("bucket", "query", "string", "no", "Only events about this bucket or its objects."),
+                    ("outcome", "query", "string", "no", "`success|denied|failed`."),
+                    ("ip", "query", "string", "no", "Client IP or CIDR prefix."),
+                    p_limit("events", 100, 1000),
+                    p_cursor(),
+                ],
+                query={"actor": "key_2b7e9c41d0a6", "since": "2025-03-04T00:00:00Z", "limit": 2},
+                response="list",
+                sdk=(
+                    "for event in client.audit.events",
+                    {"actor": "key_2b7e9c41d0a6", "since": "2025-03-04T00:00:00Z"},
+                ),
+                py_after="""
                     print(event.occurred_at, event.type, event.source.ip)
             """,
-        ),
-        Endpoint(
-            title="Retrieve an event",
-            method="GET",
-            path="/v2/audit/events/{event_id}",
-            scope="audit:read",
-            summary="""
+            ),
+            Endpoint(
+                title="Retrieve an event",
+                method="GET",
+                path="/v2/audit/events/{event_id}",
+                scope="audit:read",
+                summary="""
                 Returns one event with its `details`, which list lists omit: for changes, the old
                 and new values of every changed field (secrets are never included); for denied
                 requests, the rule that denied them.
             """,
-            params=[p_fields(), ("include_details", "query", "boolean", "no", "Default `true`."), ("redact_ip", "query", "boolean", "no", "Replace the client IP with its /24 (IPv4) or /48 (IPv6).")],
-            response=AUDIT_EXAMPLE | {"details": {"deleted_size": 2471133, "deleted_etag": "\"7de1a09c33f2b845\"", "versioned": True}},
-            response_note="Returns `200 OK` with the event and its `details`.",
-            sdk=("event = client.audit.get", {"event_id": "evt_3e8f1a6c0b94d2e7"}),
-        ),
-        Endpoint(
-            title="Export events to a bucket",
-            method="POST",
-            path="/v2/audit/exports",
-            scope="audit:read",
-            summary="""
+                params=[
+                    p_fields(),
+                    ("include_details", "query", "boolean", "no", "Default `true`."),
+                    ("redact_ip", "query", "boolean", "no", "Replace the client IP with its /24 (IPv4) or /48 (IPv6)."),
+                ],
+                response=AUDIT_EXAMPLE
+                | {"details": {"deleted_size": 2471133, "deleted_etag": '"7de1a09c33f2b845"', "versioned": True}},
+                response_note="Returns `200 OK` with the event and its `details`.",
+                sdk=("event = client.audit.get", {"event_id": "evt_3e8f1a6c0b94d2e7"}),
+            ),
+            Endpoint(
+                title="Export events to a bucket",
+                method="POST",
+                path="/v2/audit/exports",
+                scope="audit:read",
+                summary="""
                 Starts an export of events in a time range to a bucket in the same project, as
                 gzip-compressed newline-delimited JSON, one file per hour of events. Exports of a
                 day finish in minutes; a full 400 days can take a few hours. Each file ends up as an
@@ -3174,21 +3982,39 @@ RESOURCES.append(Resource(
                 export with `continuous: true`, which writes each hour's file about ten minutes
                 after the hour ends.
             """,
-            params=[
-                ("since", "body", "timestamp", "yes", "Start of the range."),
-                ("until", "body", "timestamp", "no", "End of the range. Required unless `continuous`."),
-                ("bucket", "body", "string", "yes", "Destination bucket, in the same project."),
-                ("prefix", "body", "string", "no", "Key prefix for the files. Default `audit/`."),
-                ("types", "body", "string[]", "no", "Only these event types; prefixes with `*` allowed."),
-                ("continuous", "body", "boolean", "no", "Keep exporting new hours until deleted."),
-            ],
-            body={"since": "2025-02-01T00:00:00Z", "until": "2025-03-01T00:00:00Z", "bucket": "security-logs", "prefix": "larkspur/audit/"},
-            status="202 Accepted",
-            response={"id": "exp_09d4c7b1e2f6", "state": "running", "files_written": 0, "bucket": "security-logs", "prefix": "larkspur/audit/", "since": "2025-02-01T00:00:00.000Z", "until": "2025-03-01T00:00:00.000Z"},
-            response_note="Returns `202 Accepted` with the export, which you can poll with the next endpoint.",
-            errors=[("400", "export_range_invalid", "`until` is before `since`, or `since` is older than 400 days.")],
-            sdk=("export = client.audit.export", {"since": "2025-02-01T00:00:00Z", "until": "2025-03-01T00:00:00Z", "bucket": "security-logs"}),
-            extra="""
+                params=[
+                    ("since", "body", "timestamp", "yes", "Start of the range."),
+                    ("until", "body", "timestamp", "no", "End of the range. Required unless `continuous`."),
+                    ("bucket", "body", "string", "yes", "Destination bucket, in the same project."),
+                    ("prefix", "body", "string", "no", "Key prefix for the files. Default `audit/`."),
+                    ("types", "body", "string[]", "no", "Only these event types; prefixes with `*` allowed."),
+                    ("continuous", "body", "boolean", "no", "Keep exporting new hours until deleted."),
+                ],
+                body={
+                    "since": "2025-02-01T00:00:00Z",
+                    "until": "2025-03-01T00:00:00Z",
+                    "bucket": "security-logs",
+                    "prefix": "larkspur/audit/",
+                },
+                status="202 Accepted",
+                response={
+                    "id": "exp_09d4c7b1e2f6",
+                    "state": "running",
+                    "files_written": 0,
+                    "bucket": "security-logs",
+                    "prefix": "larkspur/audit/",
+                    "since": "2025-02-01T00:00:00.000Z",
+                    "until": "2025-03-01T00:00:00.000Z",
+                },
+                response_note="Returns `202 Accepted` with the export, which you can poll with the next endpoint.",
+                errors=[
+                    ("400", "export_range_invalid", "`until` is before `since`, or `since` is older than 400 days.")
+                ],
+                sdk=(
+                    "export = client.audit.export",
+                    {"since": "2025-02-01T00:00:00Z", "until": "2025-03-01T00:00:00Z", "bucket": "security-logs"},
+                ),
+                extra="""
                 ##### What an export file contains
 
                 Each line is one event in the same format as the API returns, minified. The
@@ -3196,7 +4022,9 @@ RESOURCES.append(Resource(
                 of thousands of lines per file.
 
                 ```jsonl
-                """ + audit_ndjson().replace("\n", "\n                ") + """
+                """
+                + audit_ndjson().replace("\n", "\n                ")
+                + """
                 ```
 
                 ###### Loading exports into a warehouse
@@ -3206,22 +4034,41 @@ RESOURCES.append(Resource(
                 same event can appear in two consecutive files if it was written near the end of
                 an hour.
             """,
-            layout=1,
-        ),
-        Endpoint(
-            title="Check an export",
-            method="GET",
-            path="/v2/audit/exports/{export_id}",
-            scope="audit:read",
-            summary="Returns the state of an export and how many files it has written so far.",
-            params=[p_fields(), ("wait", "query", "integer", "no", "Long-poll: hold the request up to this many seconds (max 30) until the state changes."), ("include_files", "query", "boolean", "no", "List the keys written so far.")],
-            query={"wait": 30},
-            response={"id": "exp_09d4c7b1e2f6", "state": "succeeded", "files_written": 672, "bytes_written": 83188201, "bucket": "security-logs", "prefix": "larkspur/audit/", "finished_at": "2025-03-04T09:41:07.330Z"},
-            response_note="Returns `200 OK` with the export; `state` is `running`, `succeeded` or `failed`.",
-            sdk=("export.wait", {"timeout": 3600}),
-        ),
-    ],
-))
+                layout=1,
+            ),
+            Endpoint(
+                title="Check an export",
+                method="GET",
+                path="/v2/audit/exports/{export_id}",
+                scope="audit:read",
+                summary="Returns the state of an export and how many files it has written so far.",
+                params=[
+                    p_fields(),
+                    (
+                        "wait",
+                        "query",
+                        "integer",
+                        "no",
+                        "Long-poll: hold the request up to this many seconds (max 30) until the state changes.",
+                    ),
+                    ("include_files", "query", "boolean", "no", "List the keys written so far."),
+                ],
+                query={"wait": 30},
+                response={
+                    "id": "exp_09d4c7b1e2f6",
+                    "state": "succeeded",
+                    "files_written": 672,
+                    "bytes_written": 83188201,
+                    "bucket": "security-logs",
+                    "prefix": "larkspur/audit/",
+                    "finished_at": "2025-03-04T09:41:07.330Z",
+                },
+                response_note="Returns `200 OK` with the export; `state` is `running`, `succeeded` or `failed`.",
+                sdk=("export.wait", {"timeout": 3600}),
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -3241,11 +4088,12 @@ REPLICATION_EXAMPLE = {
     "created_at": "2024-02-01T10:00:00.000Z",
 }
 
-RESOURCES.append(Resource(
-    title="Replication",
-    singular="replication rule",
-    plural="replication rules",
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="Replication",
+        singular="replication rule",
+        plural="replication rules",
+        intro="""
         A replication rule copies new and changed objects from a source bucket to a destination
         bucket in another region, asynchronously, usually within seconds. The destination can be
         in the same project or, with the destination owner's consent, in another project of the
@@ -3257,114 +4105,170 @@ RESOURCES.append(Resource(
         bucket can be a destination for any number of them, but replication never chains: an
         object that arrived in a bucket by replication is not replicated onward from it.
     """,
-    object_heading="### The replication rule object",
-    fields=[
-        ("id", "string", "Identifier, prefix `rep_`."),
-        ("source_bucket", "string", "Bucket objects are copied from."),
-        ("destination", "object", "`project_id`, `bucket` and, read-only, `region`."),
-        ("filter", "object", "Optional `key_prefix`, `min_size` and `max_size`; objects outside it are not copied."),
-        ("replicate_deletes", "boolean", "Whether delete markers are replicated. Deleting a version by ID is never replicated."),
-        ("storage_class", "string", "Class of the copies; `null` keeps the source's class."),
-        ("state", "string", "`active`, `paused` or `failing`."),
-        ("backfill", "object", "Progress of copying objects that existed before the rule."),
-        ("lag", "object", "Replication delay percentiles over the last hour, and objects waiting."),
-        ("created_at", "timestamp", "Creation time."),
-    ],
-    example=REPLICATION_EXAMPLE,
-    variant={"id": "rep_0c8e4b7a2d95", "destination": {"project_id": "prj_4f1c9a0e7b2d", "bucket": "media-apac", "region": "ap-northeast-1"}, "filter": {"key_prefix": "published/", "min_size": 0}, "storage_class": None, "backfill": {"state": "running", "objects_copied": 88120, "bytes_copied": 31870444120}, "lag": {"p50_seconds": 5, "p99_seconds": 212, "pending_objects": 3307}, "created_at": "2025-02-20T06:30:00.000Z"},
-    endpoints=[
-        Endpoint(
-            title="List replication rules",
-            method="GET",
-            path="/v2/buckets/{bucket}/replication",
-            scope="buckets:manage",
-            summary="Lists the rules whose source is this bucket, with their current lag.",
-            params=[("state", "query", "string", "no", "`active|paused|failing`."), ("destination_region", "query", "string", "no", "Only rules replicating to this region."), p_fields()],
-            response="list",
-            sdk=("rules = client.replication.list", {"bucket": "media-eu"}),
-            py_after="""
+        object_heading="### The replication rule object",
+        fields=[
+            ("id", "string", "Identifier, prefix `rep_`."),
+            ("source_bucket", "string", "Bucket objects are copied from."),
+            ("destination", "object", "`project_id`, `bucket` and, read-only, `region`."),
+            (
+                "filter",
+                "object",
+                "Optional `key_prefix`, `min_size` and `max_size`; objects outside it are not copied.",
+            ),
+            (
+                "replicate_deletes",
+                "boolean",
+                "Whether delete markers are replicated. Deleting a version by ID is never replicated.",
+            ),
+            ("storage_class", "string", "Class of the copies; `null` keeps the source's class."),
+            ("state", "string", "`active`, `paused` or `failing`."),
+            ("backfill", "object", "Progress of copying objects that existed before the rule."),
+            ("lag", "object", "Replication delay percentiles over the last hour, and objects waiting."),
+            ("created_at", "timestamp", "Creation time."),
+        ],
+        example=REPLICATION_EXAMPLE,
+        variant={
+            "id": "rep_0c8e4b7a2d95",
+            "destination": {"project_id": "prj_4f1c9a0e7b2d", "bucket": "media-apac", "region": "ap-northeast-1"},
+            "filter": {"key_prefix": "published/", "min_size": 0},
+            "storage_class": None,
+            "backfill": {"state": "running", "objects_copied": 88120, "bytes_copied": 31870444120},
+            "lag": {"p50_seconds": 5, "p99_seconds": 212, "pending_objects": 3307},
+            "created_at": "2025-02-20T06:30:00.000Z",
+        },
+        endpoints=[
+            Endpoint(
+                title="List replication rules",
+                method="GET",
+                path="/v2/buckets/{bucket}/replication",
+                scope="buckets:manage",
+                summary="Lists the rules whose source is this bucket, with their current lag.",
+                params=[
+                    ("state", "query", "string", "no", "`active|paused|failing`."),
+                    ("destination_region", "query", "string", "no", "Only rules replicating to this region."),
+                    p_fields(),
+                ],
+                response="list",
+                sdk=("rules = client.replication.list", {"bucket": "media-eu"}),
+                py_after="""
                 worst = max(rules, key=lambda r: r.lag.p99_seconds)
             """,
-        ),
-        Endpoint(
-            title="Create a replication rule",
-            method="POST",
-            path="/v2/buckets/{bucket}/replication",
-            scope="buckets:manage",
-            summary="""
+            ),
+            Endpoint(
+                title="Create a replication rule",
+                method="POST",
+                path="/v2/buckets/{bucket}/replication",
+                scope="buckets:manage",
+                summary="""
                 Creates a rule. From that moment, new writes are replicated. Objects that already
                 exist are copied only if you ask for a `backfill`, which runs in the background
                 at a rate that does not affect your own traffic and is billed as replication
                 transfer. For a bucket of a few terabytes, expect the backfill to take a day.
             """,
-            params=[
-                ("destination", "body", "object", "yes", "`{\"bucket\": …}`, plus `project_id` for another project."),
-                ("filter", "body", "object", "no", "`key_prefix`, `min_size`, `max_size`."),
-                ("replicate_deletes", "body", "boolean", "no", "Default `false`."),
-                ("storage_class", "body", "string", "no", "Class of the copies."),
-                ("backfill", "body", "boolean", "no", "Copy existing objects too. Default `false`."),
-            ],
-            body={"destination": {"bucket": "media-us-dr"}, "filter": {"key_prefix": "originals/"}, "storage_class": "infrequent", "backfill": True},
-            status="201 Created",
-            response=REPLICATION_EXAMPLE | {"backfill": {"state": "queued", "objects_copied": 0, "bytes_copied": 0}, "lag": None},
-            response_note="Returns `201 Created` with the rule.",
-            errors=[
-                ("409", "versioning_required", "Versioning is not enabled on the source or the destination bucket."),
-                ("400", "same_region_replication", "The destination is in the same region as the source."),
-                ("403", "destination_consent_required", "The destination is in another project whose owners have not allowed replication from this one."),
-                ("409", "replication_loop", "The destination already replicates into the source."),
-            ],
-            sdk=("rule = client.replication.create", {"bucket": "media-eu", "destination": "media-us-dr", "key_prefix": "originals/", "backfill": True}),
-        ),
-        Endpoint(
-            title="Retrieve a rule and its status",
-            method="GET",
-            path="/v2/buckets/{bucket}/replication/{rule_id}",
-            scope="buckets:manage",
-            summary="""
+                params=[
+                    ("destination", "body", "object", "yes", '`{"bucket": …}`, plus `project_id` for another project.'),
+                    ("filter", "body", "object", "no", "`key_prefix`, `min_size`, `max_size`."),
+                    ("replicate_deletes", "body", "boolean", "no", "Default `false`."),
+                    ("storage_class", "body", "string", "no", "Class of the copies."),
+                    ("backfill", "body", "boolean", "no", "Copy existing objects too. Default `false`."),
+                ],
+                body={
+                    "destination": {"bucket": "media-us-dr"},
+                    "filter": {"key_prefix": "originals/"},
+                    "storage_class": "infrequent",
+                    "backfill": True,
+                },
+                status="201 Created",
+                response=REPLICATION_EXAMPLE
+                | {"backfill": {"state": "queued", "objects_copied": 0, "bytes_copied": 0}, "lag": None},
+                response_note="Returns `201 Created` with the rule.",
+                errors=[
+                    (
+                        "409",
+                        "versioning_required",
+                        "Versioning is not enabled on the source or the destination bucket.",
+                    ),
+                    ("400", "same_region_replication", "The destination is in the same region as the source."),
+                    (
+                        "403",
+                        "destination_consent_required",
+                        "The destination is in another project whose owners have not allowed replication from this one.",
+                    ),
+                    ("409", "replication_loop", "The destination already replicates into the source."),
+                ],
+                sdk=(
+                    "rule = client.replication.create",
+                    {"bucket": "media-eu", "destination": "media-us-dr", "key_prefix": "originals/", "backfill": True},
+                ),
+            ),
+            Endpoint(
+                title="Retrieve a rule and its status",
+                method="GET",
+                path="/v2/buckets/{bucket}/replication/{rule_id}",
+                scope="buckets:manage",
+                summary="""
                 Returns one rule. A rule in state `failing` has objects that could not be copied
                 for more than an hour; `include=failures` lists up to 100 of them with the reason,
                 which is almost always a destination bucket that was deleted, made read-only by a
                 retention setting, or moved to a project the rule can no longer write to.
             """,
-            params=[("include", "query", "string", "no", "`failures` to list failing objects."), p_fields(), ("If-None-Match", "header", "string", "no", "Answers `304` if unchanged.")],
-            sdk=("rule = client.replication.get", {"bucket": "media-eu", "rule_id": "rep_6f2a9d0c3b71", "include": ["failures"]}),
-            py_after="""
+                params=[
+                    ("include", "query", "string", "no", "`failures` to list failing objects."),
+                    p_fields(),
+                    ("If-None-Match", "header", "string", "no", "Answers `304` if unchanged."),
+                ],
+                sdk=(
+                    "rule = client.replication.get",
+                    {"bucket": "media-eu", "rule_id": "rep_6f2a9d0c3b71", "include": ["failures"]},
+                ),
+                py_after="""
                 for failure in rule.failures:
                     print(failure.key, failure.reason)
             """,
-        ),
-        Endpoint(
-            title="Pause or resume a rule",
-            method="PATCH",
-            path="/v2/buckets/{bucket}/replication/{rule_id}",
-            scope="buckets:manage",
-            summary="""
+            ),
+            Endpoint(
+                title="Pause or resume a rule",
+                method="PATCH",
+                path="/v2/buckets/{bucket}/replication/{rule_id}",
+                scope="buckets:manage",
+                summary="""
                 Pauses or resumes a rule, or changes its filter and storage class. While a rule is
                 paused, writes to the source are queued for up to 14 days and replicated when it
                 resumes; after 14 days the queue is dropped and you need a backfill to catch up.
             """,
-            params=[("state", "body", "string", "no", "`active` or `paused`."), ("filter", "body", "object", "no", "Replaces the filter; applies to new writes only."), ("storage_class", "body", "string", "no", "Applies to new copies only."), ("If-Match", "header", "string", "no", "Update only if unchanged.")],
-            body={"state": "paused"},
-            sdk=("client.replication.update", {"bucket": "media-eu", "rule_id": "rep_6f2a9d0c3b71", "state": "paused"}),
-            layout=2,
-        ),
-        Endpoint(
-            title="Delete a replication rule",
-            method="DELETE",
-            path="/v2/buckets/{bucket}/replication/{rule_id}",
-            scope="buckets:manage",
-            summary="""
+                params=[
+                    ("state", "body", "string", "no", "`active` or `paused`."),
+                    ("filter", "body", "object", "no", "Replaces the filter; applies to new writes only."),
+                    ("storage_class", "body", "string", "no", "Applies to new copies only."),
+                    ("If-Match", "header", "string", "no", "Update only if unchanged."),
+                ],
+                body={"state": "paused"},
+                sdk=(
+                    "client.replication.update",
+                    {"bucket": "media-eu", "rule_id": "rep_6f2a9d0c3b71", "state": "paused"},
+                ),
+                layout=2,
+            ),
+            Endpoint(
+                title="Delete a replication rule",
+                method="DELETE",
+                path="/v2/buckets/{bucket}/replication/{rule_id}",
+                scope="buckets:manage",
+                summary="""
                 Deletes the rule. Copies already made stay in the destination; nothing is deleted
                 there. Queued writes are dropped.
             """,
-            params=[("reason", "query", "string", "no", "Recorded in the audit log."), ("If-Match", "header", "string", "no", "Delete only if unchanged.")],
-            status="204 No Content",
-            response="none",
-            sdk=("client.replication.delete", {"bucket": "media-eu", "rule_id": "rep_0c8e4b7a2d95"}),
-        ),
-    ],
-))
+                params=[
+                    ("reason", "query", "string", "no", "Recorded in the audit log."),
+                    ("If-Match", "header", "string", "no", "Delete only if unchanged."),
+                ],
+                status="204 No Content",
+                response="none",
+                sdk=("client.replication.delete", {"bucket": "media-eu", "rule_id": "rep_0c8e4b7a2d95"}),
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -3374,19 +4278,35 @@ RESOURCES.append(Resource(
 LIFECYCLE_CONFIG = {
     "rules": [
         {"id": "expire-tmp", "enabled": True, "filter": {"key_prefix": "tmp/"}, "expiration": {"days": 2}},
-        {"id": "thumbnails-to-infrequent", "enabled": True, "filter": {"key_prefix": "thumbnails/", "min_size": 131072}, "transitions": [{"days": 30, "storage_class": "infrequent"}]},
-        {"id": "originals-archive", "enabled": True, "filter": {"key_prefix": "originals/", "tags": {"retain": "long"}}, "transitions": [{"days": 90, "storage_class": "infrequent"}, {"days": 365, "storage_class": "archive"}]},
-        {"id": "noncurrent-cleanup", "enabled": True, "filter": {}, "noncurrent_version_expiration": {"days": 14, "keep_newest": 3}},
+        {
+            "id": "thumbnails-to-infrequent",
+            "enabled": True,
+            "filter": {"key_prefix": "thumbnails/", "min_size": 131072},
+            "transitions": [{"days": 30, "storage_class": "infrequent"}],
+        },
+        {
+            "id": "originals-archive",
+            "enabled": True,
+            "filter": {"key_prefix": "originals/", "tags": {"retain": "long"}},
+            "transitions": [{"days": 90, "storage_class": "infrequent"}, {"days": 365, "storage_class": "archive"}],
+        },
+        {
+            "id": "noncurrent-cleanup",
+            "enabled": True,
+            "filter": {},
+            "noncurrent_version_expiration": {"days": 14, "keep_newest": 3},
+        },
         {"id": "abandoned-uploads", "enabled": True, "filter": {}, "abort_incomplete_uploads_after_days": 1},
         {"id": "expired-delete-markers", "enabled": False, "filter": {}, "expired_delete_markers": True},
     ],
 }
 
-RESOURCES.append(Resource(
-    title="Lifecycle rules",
-    singular="lifecycle configuration",
-    plural="lifecycle configurations",
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="Lifecycle rules",
+        singular="lifecycle configuration",
+        plural="lifecycle configurations",
+        intro="""
         Lifecycle rules delete objects, move them to cheaper storage classes, and clean up
         non-current versions and abandoned uploads, automatically, once a day. A bucket has one
         lifecycle *configuration* holding up to 100 rules, and it is read and written as a
@@ -3404,45 +4324,70 @@ RESOURCES.append(Resource(
         > A rule with an empty filter matches every object in the bucket. Preview a configuration
         > before you apply it; see [Preview a configuration](#preview-a-configuration).
     """,
-    object_heading="### The `lifecycle` configuration",
-    fields=[
-        ("rules[].id", "string", "Your name for the rule, unique in the configuration."),
-        ("rules[].enabled", "boolean", "Disabled rules are kept but do nothing."),
-        ("rules[].filter", "object", "`key_prefix`, `tags` (all must match), `min_size`, `max_size`. Empty matches all."),
-        ("rules[].expiration", "object", "`days` or `date`: delete current objects (adds a delete marker when versioned)."),
-        ("rules[].transitions", "object[]", "`days` and `storage_class`, in increasing order of days."),
-        ("rules[].noncurrent_version_expiration", "object", "`days` after becoming non-current; `keep_newest` versions are always kept."),
-        ("rules[].abort_incomplete_uploads_after_days", "integer", "Abort multipart uploads older than this."),
-        ("rules[].expired_delete_markers", "boolean", "Remove delete markers that no longer hide any version."),
-    ],
-    example=LIFECYCLE_CONFIG,
-    endpoints=[
-        Endpoint(
-            title="Get the lifecycle configuration",
-            method="GET",
-            path="/v2/buckets/{bucket}/lifecycle",
-            scope="objects:read",
-            summary="""
+        object_heading="### The `lifecycle` configuration",
+        fields=[
+            ("rules[].id", "string", "Your name for the rule, unique in the configuration."),
+            ("rules[].enabled", "boolean", "Disabled rules are kept but do nothing."),
+            (
+                "rules[].filter",
+                "object",
+                "`key_prefix`, `tags` (all must match), `min_size`, `max_size`. Empty matches all.",
+            ),
+            (
+                "rules[].expiration",
+                "object",
+                "`days` or `date`: delete current objects (adds a delete marker when versioned).",
+            ),
+            ("rules[].transitions", "object[]", "`days` and `storage_class`, in increasing order of days."),
+            (
+                "rules[].noncurrent_version_expiration",
+                "object",
+                "`days` after becoming non-current; `keep_newest` versions are always kept.",
+            ),
+            ("rules[].abort_incomplete_uploads_after_days", "integer", "Abort multipart uploads older than this."),
+            ("rules[].expired_delete_markers", "boolean", "Remove delete markers that no longer hide any version."),
+        ],
+        example=LIFECYCLE_CONFIG,
+        endpoints=[
+            Endpoint(
+                title="Get the lifecycle configuration",
+                method="GET",
+                path="/v2/buckets/{bucket}/lifecycle",
+                scope="objects:read",
+                summary="""
                 Returns the bucket's configuration and its `ETag`. A bucket without one answers
                 `404 lifecycle_not_configured`, not an empty list, so that a script can tell "no
                 rules" from "rules that match nothing".
             """,
-            params=[("If-None-Match", "header", "string", "no", "Answers `304` if unchanged."), ("include_last_run", "query", "boolean", "no", "Add the time and counts of the last daily run."), ("format", "query", "string", "no", "`json` (default) or `yaml`.")],
-            response=LIFECYCLE_CONFIG | {"last_run": {"finished_at": "2025-03-04T00:42:17.000Z", "expired": 48211, "transitioned": 1937, "noncurrent_expired": 10553, "uploads_aborted": 4}},
-            response_note="Returns `200 OK` with the configuration, here with `include_last_run=true`.",
-            errors=[("404", "lifecycle_not_configured", "The bucket has no lifecycle configuration.")],
-            sdk=("config = client.lifecycle.get", {"bucket": "media-eu"}),
-            py_after="""
+                params=[
+                    ("If-None-Match", "header", "string", "no", "Answers `304` if unchanged."),
+                    ("include_last_run", "query", "boolean", "no", "Add the time and counts of the last daily run."),
+                    ("format", "query", "string", "no", "`json` (default) or `yaml`."),
+                ],
+                response=LIFECYCLE_CONFIG
+                | {
+                    "last_run": {
+                        "finished_at": "2025-03-04T00:42:17.000Z",
+                        "expired": 48211,
+                        "transitioned": 1937,
+                        "noncurrent_expired": 10553,
+                        "uploads_aborted": 4,
+                    }
+                },
+                response_note="Returns `200 OK` with the configuration, here with `include_last_run=true`.",
+                errors=[("404", "lifecycle_not_configured", "The bucket has no lifecycle configuration.")],
+                sdk=("config = client.lifecycle.get", {"bucket": "media-eu"}),
+                py_after="""
                 print([rule.id for rule in config.rules if rule.enabled])
             """,
-            headers_only=True,
-        ),
-        Endpoint(
-            title="Replace the lifecycle configuration",
-            method="PUT",
-            path="/v2/buckets/{bucket}/lifecycle",
-            scope="buckets:manage",
-            summary="""
+                headers_only=True,
+            ),
+            Endpoint(
+                title="Replace the lifecycle configuration",
+                method="PUT",
+                path="/v2/buckets/{bucket}/lifecycle",
+                scope="buckets:manage",
+                summary="""
                 Replaces the configuration as a whole. The new rules take effect at the next daily
                 run; nothing happens immediately. Validation is strict and reports every problem it
                 finds, not just the first: overlapping transitions, a transition to a class that
@@ -3452,58 +4397,106 @@ RESOURCES.append(Resource(
                 To change one rule safely, read the configuration, edit it, and write it back
                 with `If-Match` set to the `ETag` you read.
             """,
-            params=[
-                ("rules", "body", "object[]", "yes", "Up to 100 rules; see the configuration above."),
-                ("If-Match", "header", "string", "no", "Strongly recommended; see above."),
-                ("Content-Type", "header", "string", "no", "`application/json` or `application/yaml`."),
-                ("dry_run", "query", "boolean", "no", "Validate only; store nothing."),
-            ],
-            body=LIFECYCLE_CONFIG,
-            response={"etag": "\"lc-5-0e7d21\"", "rules": 6, "effective_from": "2025-03-05T00:00:00.000Z"},
-            response_note="Returns `200 OK` with the new entity tag and the time of the first run that will use it.",
-            errors=[
-                ("400", "invalid_lifecycle_configuration", "One or more rules are invalid; `details` lists each problem with a JSON pointer to it."),
-                ("412", "precondition_failed", "The configuration changed since you read it."),
-                ("422", "storage_class_unavailable", "A transition targets a class the bucket's region does not offer."),
-            ],
-            python="""
+                params=[
+                    ("rules", "body", "object[]", "yes", "Up to 100 rules; see the configuration above."),
+                    ("If-Match", "header", "string", "no", "Strongly recommended; see above."),
+                    ("Content-Type", "header", "string", "no", "`application/json` or `application/yaml`."),
+                    ("dry_run", "query", "boolean", "no", "Validate only; store nothing."),
+                ],
+                body=LIFECYCLE_CONFIG,
+                response={"etag": '"lc-5-0e7d21"', "rules": 6, "effective_from": "2025-03-05T00:00:00.000Z"},
+                response_note="Returns `200 OK` with the new entity tag and the time of the first run that will use it.",
+                errors=[
+                    (
+                        "400",
+                        "invalid_lifecycle_configuration",
+                        "One or more rules are invalid; `details` lists each problem with a JSON pointer to it.",
+                    ),
+                    ("412", "precondition_failed", "The configuration changed since you read it."),
+                    (
+                        "422",
+                        "storage_class_unavailable",
+                        "A transition targets a class the bucket's region does not offer.",
+                    ),
+                ],
+                python="""
                 config = client.lifecycle.get("media-eu")
                 rule = config.rule("thumbnails-to-infrequent")
                 rule.transitions[0].days = 45
                 client.lifecycle.put("media-eu", config, if_match=config.etag)
             """,
-            layout=0,
-        ),
-        Endpoint(
-            title="Delete the lifecycle configuration",
-            method="DELETE",
-            path="/v2/buckets/{bucket}/lifecycle",
-            scope="buckets:manage",
-            summary="Removes every rule. Objects already deleted or transitioned stay that way.",
-            params=[("If-Match", "header", "string", "no", "Delete only if unchanged."), ("reason", "query", "string", "no", "Recorded in the audit log."), ("keep_upload_cleanup", "query", "boolean", "no", "Keep a single rule aborting uploads after 7 days. Default `false`.")],
-            status="204 No Content",
-            response="none",
-            sdk=("client.lifecycle.delete", {"bucket": "media-eu-old"}),
-        ),
-        Endpoint(
-            title="Preview a configuration",
-            method="POST",
-            path="/v2/buckets/{bucket}/lifecycle/preview",
-            scope="objects:read",
-            summary="""
+                layout=0,
+            ),
+            Endpoint(
+                title="Delete the lifecycle configuration",
+                method="DELETE",
+                path="/v2/buckets/{bucket}/lifecycle",
+                scope="buckets:manage",
+                summary="Removes every rule. Objects already deleted or transitioned stay that way.",
+                params=[
+                    ("If-Match", "header", "string", "no", "Delete only if unchanged."),
+                    ("reason", "query", "string", "no", "Recorded in the audit log."),
+                    (
+                        "keep_upload_cleanup",
+                        "query",
+                        "boolean",
+                        "no",
+                        "Keep a single rule aborting uploads after 7 days. Default `false`.",
+                    ),
+                ],
+                status="204 No Content",
+                response="none",
+                sdk=("client.lifecycle.delete", {"bucket": "media-eu-old"}),
+            ),
+            Endpoint(
+                title="Preview a configuration",
+                method="POST",
+                path="/v2/buckets/{bucket}/lifecycle/preview",
+                scope="objects:read",
+                summary="""
                 Evaluates a configuration, stored or proposed, against the bucket as it is now and
                 reports what the next run would do, with up to 20 sample keys per rule. Nothing is
                 changed. Previews of large buckets are computed from the daily inventory, so they
                 may be up to a day out of date; the response says when the inventory was taken.
             """,
-            params=[("rules", "body", "object[]", "no", "Configuration to evaluate. Default: the stored one."), ("as_of", "body", "date", "no", "Evaluate as if the run happened on this day, up to 400 days ahead."), ("samples", "body", "integer", "no", "Sample keys per rule, 0 to 20. Default 5.")],
-            body={"as_of": "2025-04-01", "samples": 2},
-            response={"inventory_at": "2025-03-04T02:10:00.000Z", "as_of": "2025-04-01", "rules": [{"id": "expire-tmp", "objects": 51230, "bytes": 7718203991, "action": "expire", "samples": ["tmp/render-0001.png", "tmp/render-0002.png"]}, {"id": "thumbnails-to-infrequent", "objects": 20877, "bytes": 9004112773, "action": "transition:infrequent", "samples": ["thumbnails/2025/02/0a/1c9e.jpg", "thumbnails/2025/02/0a/2f41.jpg"]}]},
-            response_note="Returns `200 OK` with the effect of each rule that would act.",
-            sdk=("preview = client.lifecycle.preview", {"bucket": "media-eu", "as_of": "2025-04-01"}),
-        ),
-    ],
-))
+                params=[
+                    ("rules", "body", "object[]", "no", "Configuration to evaluate. Default: the stored one."),
+                    (
+                        "as_of",
+                        "body",
+                        "date",
+                        "no",
+                        "Evaluate as if the run happened on this day, up to 400 days ahead.",
+                    ),
+                    ("samples", "body", "integer", "no", "Sample keys per rule, 0 to 20. Default 5."),
+                ],
+                body={"as_of": "2025-04-01", "samples": 2},
+                response={
+                    "inventory_at": "2025-03-04T02:10:00.000Z",
+                    "as_of": "2025-04-01",
+                    "rules": [
+                        {
+                            "id": "expire-tmp",
+                            "objects": 51230,
+                            "bytes": 7718203991,
+                            "action": "expire",
+                            "samples": ["tmp/render-0001.png", "tmp/render-0002.png"],
+                        },
+                        {
+                            "id": "thumbnails-to-infrequent",
+                            "objects": 20877,
+                            "bytes": 9004112773,
+                            "action": "transition:infrequent",
+                            "samples": ["thumbnails/2025/02/0a/1c9e.jpg", "thumbnails/2025/02/0a/2f41.jpg"],
+                        },
+                    ],
+                },
+                response_note="Returns `200 OK` with the effect of each rule that would act.",
+                sdk=("preview = client.lifecycle.preview", {"bucket": "media-eu", "as_of": "2025-04-01"}),
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -3521,62 +4514,124 @@ QUOTAS = [
     ("lifecycle_rules_per_bucket", "100", "1,000", "Rules in one configuration."),
 ]
 
-RESOURCES.append(Resource(
-    title="Quotas",
-    singular="quota",
-    plural="quotas",
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="Quotas",
+        singular="quota",
+        plural="quotas",
+        intro="""
         Quotas cap how much of something a project can use. They exist to stop runaway scripts
         and compromised keys from running up a bill or exhausting a shared resource, not to sell
         you a bigger plan, and most can be raised with a request that is usually approved
         automatically within minutes. Usage is measured every five minutes, so a burst can
         overshoot a quota briefly before requests start failing with `403 quota_exceeded`.
     """,
-    before=[
-        "### Default quotas",
-        "\x00" + table(["Quota", "Default", "Maximum", "Counts"], ["l", "r", "r", "l"], [[f"`{q}`", d, m, c] for q, d, m, c in QUOTAS]),
-    ],
-    endpoints=[
-        Endpoint(
-            title="List quotas and usage",
-            method="GET",
-            path="/v2/quotas",
-            scope="objects:read",
-            summary="""
+        before=[
+            "### Default quotas",
+            "\x00"
+            + table(
+                ["Quota", "Default", "Maximum", "Counts"],
+                ["l", "r", "r", "l"],
+                [[f"`{q}`", d, m, c] for q, d, m, c in QUOTAS],
+            ),
+        ],
+        endpoints=[
+            Endpoint(
+                title="List quotas and usage",
+                method="GET",
+                path="/v2/quotas",
+                scope="objects:read",
+                summary="""
                 Returns every quota with its limit, current usage and the time usage was measured.
                 A quota at more than 80 percent also triggers the `quota.threshold` webhook event,
                 once per crossing, which is a better alert than polling this endpoint.
             """,
-            params=[("near_limit", "query", "boolean", "no", "Only quotas above 80 percent."), ("names", "query", "string", "no", "Comma-separated quota names."), ("fields", "query", "string", "no", "As elsewhere."), ("format", "query", "string", "no", "`json` (default) or `prometheus` for a scrape endpoint.")],
-            response={"data": [{"name": "buckets_per_project", "limit": 1000, "usage": 37, "measured_at": "2025-03-04T09:15:00.000Z"}, {"name": "bytes_stored", "limit": 109951162777600, "usage": 92311870220412, "measured_at": "2025-03-04T09:15:00.000Z"}, {"name": "requests_per_second", "limit": 5000, "usage": 3120, "measured_at": "2025-03-04T09:15:00.000Z"}]},
-            response_note="Returns `200 OK` with every quota, or only those asked for.",
-            sdk=("for q in client.quotas.list", {"near_limit": True}),
-            py_after="""
+                params=[
+                    ("near_limit", "query", "boolean", "no", "Only quotas above 80 percent."),
+                    ("names", "query", "string", "no", "Comma-separated quota names."),
+                    ("fields", "query", "string", "no", "As elsewhere."),
+                    ("format", "query", "string", "no", "`json` (default) or `prometheus` for a scrape endpoint."),
+                ],
+                response={
+                    "data": [
+                        {
+                            "name": "buckets_per_project",
+                            "limit": 1000,
+                            "usage": 37,
+                            "measured_at": "2025-03-04T09:15:00.000Z",
+                        },
+                        {
+                            "name": "bytes_stored",
+                            "limit": 109951162777600,
+                            "usage": 92311870220412,
+                            "measured_at": "2025-03-04T09:15:00.000Z",
+                        },
+                        {
+                            "name": "requests_per_second",
+                            "limit": 5000,
+                            "usage": 3120,
+                            "measured_at": "2025-03-04T09:15:00.000Z",
+                        },
+                    ]
+                },
+                response_note="Returns `200 OK` with every quota, or only those asked for.",
+                sdk=("for q in client.quotas.list", {"near_limit": True}),
+                py_after="""
                     print(f"{q.name}: {q.usage / q.limit:.0%}")
             """,
-        ),
-        Endpoint(
-            title="Request a quota increase",
-            method="POST",
-            path="/v2/quotas/{quota_name}/increase-requests",
-            scope="admin",
-            summary="""
+            ),
+            Endpoint(
+                title="Request a quota increase",
+                method="POST",
+                path="/v2/quotas/{quota_name}/increase-requests",
+                scope="admin",
+                summary="""
                 Asks for a higher limit. Requests up to twice the current limit, and up to the
                 maximum in the table above, are approved automatically unless the project is less
                 than 30 days old or has unpaid invoices. Anything else goes to a person, who
                 answers within one business day and may ask what the capacity is for; the
                 `justification` you give here saves a round of email.
             """,
-            params=[("limit", "body", "integer", "yes", "The limit you want."), ("justification", "body", "string", "no", "What the capacity is for, up to 2,000 characters."), ("contact_email", "body", "string", "no", "Where to send questions. Default: the caller's address.")],
-            body={"limit": 219902325555200, "justification": "Migrating the 東京 office's video archive (about 80 TiB) in April."},
-            status="201 Created",
-            response={"id": "qir_7a3c9e1f0b52", "quota": "bytes_stored", "requested_limit": 219902325555200, "state": "approved", "decided_at": "2025-03-04T09:15:23.662Z"},
-            response_note="Returns `201 Created` with the request; `state` is `approved`, `pending` or `declined`.",
-            errors=[("400", "quota_not_adjustable", "The quota is a hard limit."), ("409", "quota_request_pending", "A request for this quota is already waiting for review.")],
-            sdk=("req = client.quotas.request_increase", {"name": "bytes_stored", "limit": 200 * 2**40, "justification": "Video archive migration in April."}),
-        ),
-    ],
-))
+                params=[
+                    ("limit", "body", "integer", "yes", "The limit you want."),
+                    ("justification", "body", "string", "no", "What the capacity is for, up to 2,000 characters."),
+                    (
+                        "contact_email",
+                        "body",
+                        "string",
+                        "no",
+                        "Where to send questions. Default: the caller's address.",
+                    ),
+                ],
+                body={
+                    "limit": 219902325555200,
+                    "justification": "Migrating the 東京 office's video archive (about 80 TiB) in April.",
+                },
+                status="201 Created",
+                response={
+                    "id": "qir_7a3c9e1f0b52",
+                    "quota": "bytes_stored",
+                    "requested_limit": 219902325555200,
+                    "state": "approved",
+                    "decided_at": "2025-03-04T09:15:23.662Z",
+                },
+                response_note="Returns `201 Created` with the request; `state` is `approved`, `pending` or `declined`.",
+                errors=[
+                    ("400", "quota_not_adjustable", "The quota is a hard limit."),
+                    ("409", "quota_request_pending", "A request for this quota is already waiting for review."),
+                ],
+                sdk=(
+                    "req = client.quotas.request_increase",
+                    {
+                        "name": "bytes_stored",
+                        "limit": 200 * 2**40,
+                        "justification": "Video archive migration in April.",
+                    },
+                ),
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -3603,11 +4658,12 @@ INVOICE_EXAMPLE = {
     "due_at": "2025-03-31T00:00:00.000Z",
 }
 
-RESOURCES.append(Resource(
-    title="Billing",
-    singular="invoice",
-    plural="invoices",
-    intro="""
+RESOURCES.append(
+    Resource(
+        title="Billing",
+        singular="invoice",
+        plural="invoices",
+        intro="""
         Larkspur bills monthly in arrears, per project, in the currency of the organization's
         billing account. Storage is metered as the average of hourly samples over the month;
         requests are metered in two classes (class A: writes and lists; class B: reads and
@@ -3618,99 +4674,143 @@ RESOURCES.append(Resource(
         Amounts are JSON numbers in the invoice currency with two decimal places. Do not add them
         up in binary floating point if the result matters; use a decimal type, as the SDK does.
     """,
-    fields=[
-        ("id", "string", "Identifier, `inv_<year>_<month>_<project>`."),
-        ("period", "object", "First and last day covered."),
-        ("state", "string", "`draft` (current month), `finalized`, `paid` or `void`."),
-        ("currency", "string", "ISO 4217 code: `EUR`, `USD`, `JPY` or `BRL`."),
-        ("lines", "object[]", "One line per billable item."),
-        ("subtotal", "number", "Sum of the lines."),
-        ("tax", "number", "Tax, when applicable to your billing address."),
-        ("total", "number", "Amount due."),
-        ("issued_at", "timestamp", "When the invoice was finalized."),
-        ("due_at", "timestamp", "Payment due date."),
-    ],
-    example=INVOICE_EXAMPLE,
-    variant={"id": "inv_2025_01_4f1c9a", "period": {"start": "2025-01-01", "end": "2025-01-31"}, "state": "paid", "subtotal": 1366.40, "tax": 259.62, "total": 1626.02, "issued_at": "2025-02-01T06:00:00.000Z", "due_at": "2025-03-03T00:00:00.000Z"},
-    endpoints=[
-        Endpoint(
-            title="Get usage for the current month",
-            method="GET",
-            path="/v2/billing/usage",
-            scope="billing:read",
-            summary="""
+        fields=[
+            ("id", "string", "Identifier, `inv_<year>_<month>_<project>`."),
+            ("period", "object", "First and last day covered."),
+            ("state", "string", "`draft` (current month), `finalized`, `paid` or `void`."),
+            ("currency", "string", "ISO 4217 code: `EUR`, `USD`, `JPY` or `BRL`."),
+            ("lines", "object[]", "One line per billable item."),
+            ("subtotal", "number", "Sum of the lines."),
+            ("tax", "number", "Tax, when applicable to your billing address."),
+            ("total", "number", "Amount due."),
+            ("issued_at", "timestamp", "When the invoice was finalized."),
+            ("due_at", "timestamp", "Payment due date."),
+        ],
+        example=INVOICE_EXAMPLE,
+        variant={
+            "id": "inv_2025_01_4f1c9a",
+            "period": {"start": "2025-01-01", "end": "2025-01-31"},
+            "state": "paid",
+            "subtotal": 1366.40,
+            "tax": 259.62,
+            "total": 1626.02,
+            "issued_at": "2025-02-01T06:00:00.000Z",
+            "due_at": "2025-03-03T00:00:00.000Z",
+        },
+        endpoints=[
+            Endpoint(
+                title="Get usage for the current month",
+                method="GET",
+                path="/v2/billing/usage",
+                scope="billing:read",
+                summary="""
                 Returns the current month's metered usage and an estimate of the invoice, updated
                 hourly. The estimate assumes usage continues at the rate of the last seven days,
                 which is a poor guess in the first few days of a month and a good one after that.
             """,
-            params=[("breakdown", "query", "string", "no", "`bucket` or `region` to split usage."), ("month", "query", "string", "no", "`YYYY-MM`; default the current month."), ("currency", "query", "string", "no", "Show amounts converted to this currency, at the day's rate; for information only."), p_fields()],
-            query={"breakdown": "region"},
-            response={"month": "2025-03", "as_of": "2025-03-04T09:00:00.000Z", "currency": "EUR", "to_date": 185.23, "estimate": 1702.80, "by_region": [{"region": "eu-central-1", "to_date": 151.07}, {"region": "us-east-2", "to_date": 34.16}]},
-            response_note="Returns `200 OK` with usage to date and the month-end estimate.",
-            sdk=("usage = client.billing.usage", {"breakdown": "region"}),
-            py_after="""
+                params=[
+                    ("breakdown", "query", "string", "no", "`bucket` or `region` to split usage."),
+                    ("month", "query", "string", "no", "`YYYY-MM`; default the current month."),
+                    (
+                        "currency",
+                        "query",
+                        "string",
+                        "no",
+                        "Show amounts converted to this currency, at the day's rate; for information only.",
+                    ),
+                    p_fields(),
+                ],
+                query={"breakdown": "region"},
+                response={
+                    "month": "2025-03",
+                    "as_of": "2025-03-04T09:00:00.000Z",
+                    "currency": "EUR",
+                    "to_date": 185.23,
+                    "estimate": 1702.80,
+                    "by_region": [
+                        {"region": "eu-central-1", "to_date": 151.07},
+                        {"region": "us-east-2", "to_date": 34.16},
+                    ],
+                },
+                response_note="Returns `200 OK` with usage to date and the month-end estimate.",
+                sdk=("usage = client.billing.usage", {"breakdown": "region"}),
+                py_after="""
                 print(f"{usage.to_date} {usage.currency} so far, about {usage.estimate} by month end")
             """,
-        ),
-        Endpoint(
-            title="List invoices",
-            method="GET",
-            path="/v2/billing/invoices",
-            scope="billing:read",
-            summary="Lists invoices, newest first. The current month's draft is included with `state: draft`.",
-            params=[("state", "query", "string", "no", "`draft|finalized|paid|void`."), ("year", "query", "integer", "no", "Only invoices for periods in this year."), p_limit("invoices", 12, 100), p_cursor()],
-            query={"year": 2025},
-            response="list",
-            sdk=("invoices = client.billing.invoices", {"year": 2025}),
-        ),
-        Endpoint(
-            title="Retrieve an invoice",
-            method="GET",
-            path="/v2/billing/invoices/{invoice_id}",
-            scope="billing:read",
-            summary="""
+            ),
+            Endpoint(
+                title="List invoices",
+                method="GET",
+                path="/v2/billing/invoices",
+                scope="billing:read",
+                summary="Lists invoices, newest first. The current month's draft is included with `state: draft`.",
+                params=[
+                    ("state", "query", "string", "no", "`draft|finalized|paid|void`."),
+                    ("year", "query", "integer", "no", "Only invoices for periods in this year."),
+                    p_limit("invoices", 12, 100),
+                    p_cursor(),
+                ],
+                query={"year": 2025},
+                response="list",
+                sdk=("invoices = client.billing.invoices", {"year": 2025}),
+            ),
+            Endpoint(
+                title="Retrieve an invoice",
+                method="GET",
+                path="/v2/billing/invoices/{invoice_id}",
+                scope="billing:read",
+                summary="""
                 Returns one invoice with its lines. Line items are stable identifiers you can map
                 to your own cost categories; new items are announced in the changelog before they
                 first appear on an invoice.
             """,
-            params=[p_fields(), ("breakdown", "query", "string", "no", "`bucket` to split each line by bucket."), ("If-None-Match", "header", "string", "no", "Answers `304` if unchanged.")],
-            sdk=("invoice = client.billing.invoice", {"invoice_id": "inv_2025_02_4f1c9a"}),
-            py_after="""
+                params=[
+                    p_fields(),
+                    ("breakdown", "query", "string", "no", "`bucket` to split each line by bucket."),
+                    ("If-None-Match", "header", "string", "no", "Answers `304` if unchanged."),
+                ],
+                sdk=("invoice = client.billing.invoice", {"invoice_id": "inv_2025_02_4f1c9a"}),
+                py_after="""
                 from decimal import Decimal
                 assert sum(Decimal(str(line.amount)) for line in invoice.lines) == Decimal(str(invoice.subtotal))
             """,
-        ),
-        Endpoint(
-            title="Download an invoice as PDF",
-            method="GET",
-            path="/v2/billing/invoices/{invoice_id}/pdf",
-            scope="billing:read",
-            summary="""
+            ),
+            Endpoint(
+                title="Download an invoice as PDF",
+                method="GET",
+                path="/v2/billing/invoices/{invoice_id}/pdf",
+                scope="billing:read",
+                summary="""
                 Returns the invoice as a PDF, the legally binding form, in the language of the
                 billing account. Drafts cannot be downloaded. The response is a redirect to a
                 signed URL valid for five minutes, which most clients follow automatically.
             """,
-            params=[("language", "query", "string", "no", "`en`, `de`, `fr`, `ja` or `pt-BR`."), ("disposition", "query", "string", "no", "`inline` or `attachment` (default)."), ("copy", "query", "boolean", "no", "Mark the PDF as a copy (Duplikat, 写し …).")],
-            response="""
+                params=[
+                    ("language", "query", "string", "no", "`en`, `de`, `fr`, `ja` or `pt-BR`."),
+                    ("disposition", "query", "string", "no", "`inline` or `attachment` (default)."),
+                    ("copy", "query", "boolean", "no", "Mark the PDF as a copy (Duplikat, 写し …)."),
+                ],
+                response="""
                 ~~~http
                 HTTP/1.1 302 Found
                 Location: https://eu-central-1.larkspur.example/v2/buckets/_invoices/objects/inv_2025_02_4f1c9a.pdf?lk-exp=300&lk-sig=9be1…
                 ~~~
             """,
-            response_note="Returns `302 Found` with the signed URL in `Location`.",
-            errors=[("409", "invoice_not_final", "The invoice is still a draft.")],
-            curl="""
+                response_note="Returns `302 Found` with the signed URL in `Location`.",
+                errors=[("409", "invoice_not_final", "The invoice is still a draft.")],
+                curl="""
                 curl -L "https://api.larkspur.example/v2/billing/invoices/inv_2025_02_4f1c9a/pdf?language=de" \\
                   -H "Authorization: Bearer $LARKSPUR_TOKEN" \\
                   -o Rechnung-2025-02.pdf
             """,
-            python="""
+                python="""
                 pdf: bytes = client.billing.invoice_pdf("inv_2025_02_4f1c9a", language="de")
                 Path("Rechnung-2025-02.pdf").write_bytes(pdf)
             """,
-        ),
-    ],
-))
+            ),
+        ],
+    )
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -3719,19 +4819,49 @@ RESOURCES.append(Resource(
 
 # (code, HTTP status, retry advice, meaning)
 ERROR_CODES = [
-    ("bad_request", 400, "no", "The request is malformed in a way no more specific code describes. The message says how."),
-    ("invalid_json", 400, "no", "The body is not valid JSON, or not UTF-8. The message gives the byte offset of the first problem."),
-    ("unknown_field", 400, "no", "The body has a field the endpoint does not know, usually a typo. Fields are never ignored silently."),
+    (
+        "bad_request",
+        400,
+        "no",
+        "The request is malformed in a way no more specific code describes. The message says how.",
+    ),
+    (
+        "invalid_json",
+        400,
+        "no",
+        "The body is not valid JSON, or not UTF-8. The message gives the byte offset of the first problem.",
+    ),
+    (
+        "unknown_field",
+        400,
+        "no",
+        "The body has a field the endpoint does not know, usually a typo. Fields are never ignored silently.",
+    ),
     ("missing_parameter", 400, "no", "A required parameter is absent. `details.parameter` names it."),
-    ("invalid_parameter", 400, "no", "A parameter has the wrong type or is out of range. `details.parameter` names it."),
+    (
+        "invalid_parameter",
+        400,
+        "no",
+        "A parameter has the wrong type or is out of range. `details.parameter` names it.",
+    ),
     ("cursor_mismatch", 400, "no", "A cursor was reused with different filters from those it was issued for."),
     ("cursor_expired", 400, "no", "The cursor is more than 24 hours old. Start the listing again."),
     ("malformed_header", 400, "no", "A header is syntactically invalid, for example uses obsolete line folding."),
     ("invalid_bucket_name", 400, "no", "The bucket name breaks a naming rule; the message says which."),
-    ("invalid_key", 400, "no", "The object key is empty, over 1,024 bytes, not UTF-8, contains NUL or starts with `/`."),
+    (
+        "invalid_key",
+        400,
+        "no",
+        "The object key is empty, over 1,024 bytes, not UTF-8, contains NUL or starts with `/`.",
+    ),
     ("metadata_too_large", 400, "no", "User metadata exceeds 2 KiB in total."),
     ("invalid_cors_rule", 400, "no", "A CORS rule is invalid; `details.index` says which."),
-    ("checksum_mismatch", 400, "yes, resend", "A checksum header does not match the bytes received. Often a bug, sometimes the network."),
+    (
+        "checksum_mismatch",
+        400,
+        "yes, resend",
+        "A checksum header does not match the bytes received. Often a bug, sometimes the network.",
+    ),
     ("copy_to_self", 400, "no", "Copying an object onto itself without changing anything."),
     ("too_many_objects", 400, "no", "A batch request lists more than 1,000 objects."),
     ("expiry_too_long", 400, "no", "A signed URL or token would outlive the limit or its parent credential."),
@@ -3745,7 +4875,12 @@ ERROR_CODES = [
     ("webhook_url_not_https", 400, "no", "The webhook URL is not HTTPS or points at a non-public address."),
     ("export_range_invalid", 400, "no", "An audit export range is empty, reversed or older than 400 days."),
     ("same_region_replication", 400, "no", "Replication source and destination are in the same region."),
-    ("invalid_lifecycle_configuration", 400, "no", "The lifecycle configuration is invalid; `details` lists every problem."),
+    (
+        "invalid_lifecycle_configuration",
+        400,
+        "no",
+        "The lifecycle configuration is invalid; `details` lists every problem.",
+    ),
     ("quota_not_adjustable", 400, "no", "The quota is a hard limit."),
     ("range_too_long", 400, "no", "A usage query spans more than 93 days."),
     ("confirmation_mismatch", 400, "no", "`confirm` does not repeat the project's slug."),
@@ -3753,19 +4888,44 @@ ERROR_CODES = [
     ("invalid_token", 401, "no", "The bearer token is not a Larkspur credential, or is malformed."),
     ("token_expired", 401, "refresh first", "The access token has expired. Mint a new one."),
     ("key_revoked", 401, "no", "The API key was revoked."),
-    ("request_time_skewed", 401, "yes, once", "`Larkspur-Date` is more than five minutes from server time; the body has the server time."),
+    (
+        "request_time_skewed",
+        401,
+        "yes, once",
+        "`Larkspur-Date` is more than five minutes from server time; the body has the server time.",
+    ),
     ("signature_missing", 401, "no", "A signed request lacks a signed header that must be signed."),
     ("invalid_subject_token", 401, "no", "The SSO assertion for a token exchange is invalid."),
-    ("insufficient_scope", 403, "no", "The credential lacks a scope the endpoint requires; `details.required` lists it."),
-    ("signature_mismatch", 403, "no", "The request signature does not match. The body has the canonical request the server computed."),
+    (
+        "insufficient_scope",
+        403,
+        "no",
+        "The credential lacks a scope the endpoint requires; `details.required` lists it.",
+    ),
+    (
+        "signature_mismatch",
+        403,
+        "no",
+        "The request signature does not match. The body has the canonical request the server computed.",
+    ),
     ("key_restriction_violated", 403, "no", "The key may not be used for this bucket or from this address."),
     ("quota_exceeded", 403, "after increase", "A quota would be exceeded; `details.quota` names it."),
     ("scope_escalation", 403, "no", "A key or token would get a scope its creator lacks."),
     ("role_escalation", 403, "no", "A member would get or lose a role the caller cannot grant."),
     ("organization_owner_required", 403, "no", "Only organization owners may do this."),
     ("object_retained", 403, "no", "The object is under retention and cannot be deleted or overwritten yet."),
-    ("destination_consent_required", 403, "no", "Cross-project replication has not been allowed by the destination's owners."),
-    ("project_suspended", 403, "after payment", "The project is suspended for unpaid invoices; reads work, writes do not."),
+    (
+        "destination_consent_required",
+        403,
+        "no",
+        "Cross-project replication has not been allowed by the destination's owners.",
+    ),
+    (
+        "project_suspended",
+        403,
+        "after payment",
+        "The project is suspended for unpaid invoices; reads work, writes do not.",
+    ),
     ("test_key_live_bucket", 403, "no", "A `test` key was used on a bucket whose name does not start with `test-`."),
     ("project_not_found", 404, "no", "No such project, or not visible to the caller."),
     ("bucket_not_found", 404, "no", "No such bucket, or not visible to the caller."),
@@ -3796,7 +4956,12 @@ ERROR_CODES = [
     ("project_not_empty", 409, "no", "A purge was asked for but the project holds objects."),
     ("quota_request_pending", 409, "no", "An increase request for this quota is already waiting."),
     ("invoice_not_final", 409, "no", "The invoice is still a draft."),
-    ("concurrent_modification", 409, "yes", "Another request changed the same resource at the same moment. Read it again and retry."),
+    (
+        "concurrent_modification",
+        409,
+        "yes",
+        "Another request changed the same resource at the same moment. Read it again and retry.",
+    ),
     ("gone", 410, "no", "The endpoint has passed its sunset date."),
     ("length_required", 411, "no", "`Content-Length` is missing or chunked encoding was used."),
     ("precondition_failed", 412, "no", "An `If-Match`, `If-None-Match` or stored upload condition failed."),
@@ -3809,14 +4974,39 @@ ERROR_CODES = [
     ("api_version_unsupported", 422, "no", "The `Larkspur-Version` date is not supported."),
     ("webhook_verification_failed", 422, "after fix", "The webhook's `ping` got no `2xx` answer."),
     ("storage_class_unavailable", 422, "no", "The storage class is not offered in the bucket's region."),
-    ("precondition_required", 428, "no", "The bucket requires `If-Match` on every write (setting `require_conditional_writes`)."),
+    (
+        "precondition_required",
+        428,
+        "no",
+        "The bucket requires `If-Match` on every write (setting `require_conditional_writes`).",
+    ),
     ("rate_limited", 429, "after `Retry-After`", "Too many requests; see [Rate limits](#rate-limits)."),
     ("concurrency_limited", 429, "after `Retry-After`", "Too many requests in flight at once for this key."),
-    ("internal_error", 500, "with backoff", "Something failed on our side. Retry; if it persists, contact support with the request ID."),
-    ("replication_target_unavailable", 502, "automatic", "Reported on replication rules, not requests: the destination cannot be written."),
+    (
+        "internal_error",
+        500,
+        "with backoff",
+        "Something failed on our side. Retry; if it persists, contact support with the request ID.",
+    ),
+    (
+        "replication_target_unavailable",
+        502,
+        "automatic",
+        "Reported on replication rules, not requests: the destination cannot be written.",
+    ),
     ("service_unavailable", 503, "with backoff", "The service is overloaded or in maintenance. `Retry-After` is set."),
-    ("region_degraded", 503, "with backoff", "The region is operating with reduced capacity; see the [status page][status]."),
-    ("timeout", 504, "with backoff", "The request did not complete in time. Idempotent requests can be retried safely."),
+    (
+        "region_degraded",
+        503,
+        "with backoff",
+        "The region is operating with reduced capacity; see the [status page][status].",
+    ),
+    (
+        "timeout",
+        504,
+        "with backoff",
+        "The request did not complete in time. Idempotent requests can be retried safely.",
+    ),
 ]
 
 ERRORS = [
@@ -4108,17 +5298,32 @@ RETRY_MODULE = md('''
 
 CLIENT_OPTIONS = [
     ("token", "str", "`$LARKSPUR_TOKEN`", "API key or access token."),
-    ("token_next", "str", "`$LARKSPUR_TOKEN_NEXT`", "Tried first when set; see [rotating keys](#rotating-a-key-without-downtime)."),
+    (
+        "token_next",
+        "str",
+        "`$LARKSPUR_TOKEN_NEXT`",
+        "Tried first when set; see [rotating keys](#rotating-a-key-without-downtime).",
+    ),
     ("project", "str", "`$LARKSPUR_PROJECT`", "Sent as `X-Larkspur-Project`."),
     ("region", "str", "`None`", "Default region for data-plane calls; discovered per bucket when unset."),
-    ("api_version", "str", "`\"2025-03-01\"`", "Sent as `Larkspur-Version` on every request."),
-    ("timeout", "float | Timeout", "`Timeout(connect=5, read=60)`", "Per attempt. Uploads and downloads time out on idle, not on total time."),
+    ("api_version", "str", '`"2025-03-01"`', "Sent as `Larkspur-Version` on every request."),
+    (
+        "timeout",
+        "float | Timeout",
+        "`Timeout(connect=5, read=60)`",
+        "Per attempt. Uploads and downloads time out on idle, not on total time.",
+    ),
     ("retry", "RetryPolicy", "`DEFAULT`", "See [the retry module](#the-retry-module-in-full)."),
-    ("signing", "bool", "`False`", "Sign requests instead of sending the key; see [request signing](#how-request-signing-works)."),
+    (
+        "signing",
+        "bool",
+        "`False`",
+        "Sign requests instead of sending the key; see [request signing](#how-request-signing-works).",
+    ),
     ("verify_checksums", "bool", "`True`", "Verify CRC32C on downloads and send it on uploads."),
     ("http2", "bool", "`True`", "Use HTTP/2 where the server offers it."),
     ("proxy", "str", "`$HTTPS_PROXY`", "Proxy URL."),
-    ("user_agent_suffix", "str", "`\"\"`", "Appended to the `User-Agent`, for example your app's name and version."),
+    ("user_agent_suffix", "str", '`""`', "Appended to the `User-Agent`, for example your app's name and version."),
     ("max_connections", "int", "`64`", "Connection pool size per host."),
     ("multipart_threshold", "int", "`100 * 2**20`", "Uploads larger than this use multipart."),
 ]
@@ -4150,7 +5355,11 @@ SDK_GUIDE = [
         `Client()` with no arguments reads its configuration from the environment, which is
         what you want in containers. Everything can also be passed explicitly:
     """),
-    table(["Option", "Type", "Default", "Meaning"], ["l", "l", "l", "l"], [[f"`{a}`", f"`{b}`", c, d] for a, b, c, d in CLIENT_OPTIONS]),
+    table(
+        ["Option", "Type", "Default", "Meaning"],
+        ["l", "l", "l", "l"],
+        [[f"`{a}`", f"`{b}`", c, d] for a, b, c, d in CLIENT_OPTIONS],
+    ),
     md("""
         ```python
         from larkspur import Client, RetryPolicy, Timeout
