@@ -313,10 +313,13 @@ def _build_tree(name: str, blocks: list[Block]) -> Section:
     return close(stack[0], len(blocks))
 
 
-# Characters that start an inline rule of markdown-it-py's commonmark preset (escape,
-# code, emphasis, strikethrough, link, image, autolink, HTML, entity, line break) or that
-# its normalisation rewrites (NUL, CR). Without any of them a fragment is one text token.
-_INLINE_MARKUP = re.compile(r"[\\`*_~\[\]!<&\n\r\x00]")
+# What can make markdown-it-py's inline parse of a fragment differ from the fragment itself
+# (commonmark preset): the characters that start an escape, code, emphasis, strikethrough,
+# image, autolink, HTML, entity or line break, or that its normalisation rewrites (NUL, CR);
+# a "](" (an inline link; without reference definitions, as here, a bracket alone is text);
+# an underscore that is not inside a word (one inside a word can neither open nor close
+# emphasis). Without any of them a fragment is one text token.
+_INLINE_MARKUP = re.compile(r"[\\`*~!<&\n\r\x00]|\]\(|(?<![^\W_])_|_(?![^\W_])")
 
 
 def plain_text(inline_source: str) -> str:
