@@ -63,12 +63,14 @@ _KIND_BY_NODE = {
 # markdown-it-py's nesting limit as the engine sets it (parse.py), and a margin below it.
 MAX_NESTING = 100
 _SAFE_NESTING = MAX_NESTING - 10
-# Each nesting level needs at least one column of container markers or indentation at the
-# start of a line (a ">" is one level, a list item two levels for at least two columns), and
-# a tab is at most four columns: a text without 24 such leading characters on any line stays
-# below level 24 * 4 = 96 < MAX_NESTING. Only a text that has them gets its depth measured.
+# A block nested in containers starts on a line that carries all their markers and
+# indentation: a ">" is one level in one column, a list and its item two levels in at least
+# two columns, but for an empty item at the end of a line; so a block's level is at most the
+# columns of its line's prefix plus one. A tab is at most four columns. A text with no line
+# whose prefix has 88 characters, or 22 with a tab among them, stays below level 89, under
+# MAX_NESTING; only a text with such a line gets its depth measured.
 _INNER_KIND_BY_NODE = {**_KIND_BY_NODE, "list_item": "item", "thead": "thead", "tbody": "tbody", "trow": "row"}
-_MAYBE_DEEP = re.compile(r"^[ \t>*+\-0-9.)]{24,}", re.MULTILINE)
+_MAYBE_DEEP = re.compile(r"^(?:[ >*+\-0-9.)]{88}|(?=[ >*+\-0-9.)]*\t)[ \t>*+\-0-9.)]{22})", re.MULTILINE)
 # Constructs on which markdown-it.rs and markdown-it-py part ways, found by differential
 # fuzzing (tests/test_fastpath.py); where one occurs, markdown-it-py parses. Mostly the
 # places where markdown-it-py lets a list item or a table end a blockquote's lazy

@@ -185,10 +185,26 @@ def test_divergence_check_passes_ordinary_markdown() -> None:
     assert fastparse.top_level_blocks(text) is not None
 
 
-def test_nesting_past_markdown_it_py_limit_falls_back() -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "".join("  " * depth + "- x\n" for depth in range(70)) + "\nafter\n\n# Heading\n",
+        ">" * 120 + " deep\n\nafter\n",
+        "- > " * 40 + "deep\n\n# after\n",
+        "-\t" * 55 + "deep\n\n# after\n",
+    ],
+)
+def test_nesting_past_markdown_it_py_limit_falls_back(text: str) -> None:
     """markdown-it-py stops at its nesting limit, markdown-it.rs does not: such a text takes markdown-it-py."""
-    text = "".join("  " * depth + "- x\n" for depth in range(70)) + "\nafter\n\n# Heading\n"
     assert fastparse.top_level_blocks(text) is None
+    fast, ref = both_paths(text)
+    assert fast == ref
+
+
+def test_nesting_below_the_limit_keeps_the_fast_path() -> None:
+    """Deep but not too deep: measured, and parsed on the fast path with markdown-it-py's answer."""
+    text = "".join("  " * depth + "- x\n" for depth in range(44)) + "\nafter\n"
+    assert fastparse.top_level_blocks(text) is not None
     fast, ref = both_paths(text)
     assert fast == ref
 
