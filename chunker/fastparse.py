@@ -80,9 +80,8 @@ _MARKER = r"(?:[-+*]|\d{1,9}[.)])"
 _CONTAINER_PREFIX = r"(?:[ \t>]|" + _MARKER + r"[ \t])*"
 # a line of container markers only, ending in a list marker: an empty list item
 _EMPTY_ITEM = re.compile(r"\n[ \t>]*(?:" + _MARKER + r"[ \t]+)*" + _MARKER + r"[ \t]*(?=\n)")
-# the markers before a blockquote's ">" (in list items too); an empty nested quote (">>")
+# the markers before a blockquote's ">" (in list items too); an empty quote in a container (">>", "> - >")
 _QUOTE_PREFIX = re.compile(_CONTAINER_PREFIX)
-_EMPTY_NESTED_QUOTE = re.compile(r"[ \t]*>[ \t>]*")
 _ORDERED_LINE = re.compile(r"\n[ \t>]*(\d{1,9})[.)](?:[ \t]|\n)")
 _CONTAINER_LINE = re.compile(r"\n[ \t]*(?:>|" + _MARKER + r"[ \t])")
 # a line of "|", ":", "-" only (and its container markers): a table delimiter row, a
@@ -125,8 +124,14 @@ def diverges(text: str, code: Sequence[tuple[int, int]] = ()) -> bool:
         line_start = text.rfind("\n", 0, position) + 1
         if _QUOTE_PREFIX.fullmatch(text, line_start, position):
             line_end = text.index("\n", position)
-            if _EMPTY_NESTED_QUOTE.fullmatch(text, position + 1, line_end) and outside_code(line_start - 1, line_end):
-                return True  # ">>" alone
+            body = text[line_start:line_end].rstrip(" \t")  # an empty blockquote in a container: ">>", "> - >"
+            if (
+                body.endswith(">")
+                and body[:-1].strip(" \t")
+                and _QUOTE_PREFIX.fullmatch(body, 0, len(body) - 1)
+                and outside_code(line_start - 1, line_end)
+            ):
+                return True
             if line_end >= searched:  # once per run of lines: an ordered item in the quote's paragraph
                 searched = _run_end(text, line_end - 1)
                 for ordered in _ORDERED_LINE.finditer(text, line_end, searched):

@@ -163,6 +163,7 @@ def test_generated_markdown_parses_the_same_on_both_paths(text: str) -> None:
         "| a | b |\n|---|---|\n| 1 | 2 |\n2. x\n",  # an item not starting at 1 ends a table only in markdown-it-py
         "- >\n- ||\n-|-\n",  # a table in a list item after a quote
         "title | sub\n---\n",  # a one-column table to markdown-it-py, a heading to markdown-it.rs
+        ">- >\n>",  # an empty quote in a list item in a quote: markdown-it-py runs it over the next line
     ],
 )
 def test_each_known_divergence_falls_back_to_markdown_it_py(text: str) -> None:
