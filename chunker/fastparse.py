@@ -122,8 +122,8 @@ def diverges(text: str, code: Sequence[tuple[int, int]] = ()) -> bool:
     position, searched = text.find(">"), 0
     while position >= 0:  # blockquote lines: a ">" after nothing but container markers
         line_start = text.rfind("\n", 0, position) + 1
+        line_end = text.index("\n", position)
         if _QUOTE_PREFIX.fullmatch(text, line_start, position):
-            line_end = text.index("\n", position)
             body = text[line_start:line_end].rstrip(" \t")  # an empty blockquote in a container: ">>", "> - >"
             if (
                 body.endswith(">")
@@ -133,22 +133,24 @@ def diverges(text: str, code: Sequence[tuple[int, int]] = ()) -> bool:
             ):
                 return True
             if line_end >= searched:  # once per run of lines: an ordered item in the quote's paragraph
-                searched = _run_end(text, line_end - 1)
+                searched = _run_end(text, line_end)
                 for ordered in _ORDERED_LINE.finditer(text, line_end, searched):
                     if outside_code(line_start - 1, ordered.end()):
                         return True
-            position = line_end
-        position = text.find(">", position + 1)
+        # No later ">" on this line follows container markers only: on to the next line.
+        position = text.find(">", line_end)
+    run_end, container = -1, None
     for dashes in _DASH_LINE.finditer(text):
         start, end = dashes.start(), dashes.end()
         if "|" in text[start:end]:  # a delimiter row: a table in a container, or items among its rows
-            run_start = _run_start(text, start)
-            container = _CONTAINER_LINE.search(text, run_start, start)
-            if container and outside_code(container.start(), end):
-                return True
-            for item in _ORDERED_LINE.finditer(text, end, _run_end(text, end)):
-                if item.group(1) != "1" and outside_code(start, item.end()):
+            if start >= run_end:  # the first of its run: look at the run once
+                run_start, run_end = _run_start(text, start), _run_end(text, end)
+                container = _CONTAINER_LINE.search(text, run_start, run_end)
+                items = [item.end() for item in _ORDERED_LINE.finditer(text, end, run_end) if item.group(1) != "1"]
+                if items and outside_code(start, items[-1]):
                     return True
+            if container and container.start() < start and outside_code(container.start(), end):
+                return True
         elif _DASHES.fullmatch(text, start + 1, end):  # a pipe over dashes: a one-column table to markdown-it-py
             above = text.rfind("\n", 0, start)
             if "|" in text[above + 1 : start] and outside_code(above, end):
@@ -156,9 +158,9 @@ def diverges(text: str, code: Sequence[tuple[int, int]] = ()) -> bool:
     return False
 
 
-def _run_end(text: str, position: int) -> int:
-    """Where the run of non-blank lines holding ``position`` ends (at a blank line's "\\n")."""
-    blank = _BLANK_LINE.search(text, position + 1)
+def _run_end(text: str, line_end: int) -> int:
+    """Where the run of non-blank lines ends, given the "\\n" that ends one of its lines (at a blank line's "\\n")."""
+    blank = _BLANK_LINE.search(text, line_end)
     return blank.start() if blank else len(text)
 
 
