@@ -9,6 +9,7 @@ re-packs (itself cached per settings).
 from __future__ import annotations
 
 import hashlib
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ __all__ = [
     "chunk_cached",
     "current",
     "digest",
+    "hf_tokenizer_path",
     "load_upload",
     "parse_cached",
     "sidebar",
@@ -112,6 +114,18 @@ def load_upload(name: str, data: bytes) -> str:
     if not text.strip():
         raise chunker.ChunkerError(f"{name} is empty: there is nothing to chunk")
     return text
+
+
+def hf_tokenizer_path(data: bytes) -> str:
+    """Keep an uploaded tokenizer.json where the engine can load it (one folder per content hash)
+    and check that it loads; raises :class:`chunker.ChunkerError` with the reason when it does not."""
+    folder = Path(tempfile.gettempdir()) / "chunk-inspector-tokenizers" / hashlib.sha256(data).hexdigest()[:16]
+    path = folder / "tokenizer.json"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    chunker.get_tokenizer(str(path))
+    return str(path)
 
 
 def _clamp_target() -> None:
@@ -238,10 +252,22 @@ def _controls() -> Settings:
             bind="query-params",
             help="The cap holds for contextualize(): breadcrumb line + blank line + markdown.",
         )
+        hf_file = st.file_uploader(
+            "Hugging Face tokenizer.json (instead of the tokenizer above)",
+            type=["json"],
+            key="hf_tokenizer",
+            help="Your embedding model's tokenizer file; counted with the tokenizers package.",
+        )
     state = st.session_state
+    tokenizer = str(state.tokenizer)
+    if hf_file is not None:
+        try:
+            tokenizer = hf_tokenizer_path(hf_file.getvalue())
+        except chunker.ChunkerError as exc:
+            side.error(f"{hf_file.name}: {exc}")
     target = min(int(state.target), int(state.hard_cap))
     return Settings(
-        tokenizer=str(state.tokenizer),
+        tokenizer=tokenizer,
         target=target,
         hard_cap=int(state.hard_cap),
         overlap=int(state.overlap),

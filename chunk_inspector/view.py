@@ -12,6 +12,7 @@ import itertools
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -33,6 +34,7 @@ __all__ = [
     "source_html",
     "summary",
     "sweep",
+    "tokenizer_label",
     "tree_rows",
 ]
 
@@ -415,7 +417,7 @@ def python_snippet(name: str, settings: Settings) -> str:
         "from pathlib import Path\n\n"
         "import chunker\n\n"
         f"text = Path({name!r}).read_text(encoding='utf-8')\n"
-        f"doc = chunker.parse(text, name={name!r}, tokenizer={settings.tokenizer!r})\n"
+        f"doc = chunker.parse(text, name={name!r}, tokenizer={tokenizer_label(settings.tokenizer)!r})\n"
         "chunks = chunker.chunk(\n"
         f"    doc,\n    target={settings.target},\n    hard_cap={settings.hard_cap}{args},\n)\n"
         "print(len(chunks), 'chunks')\n"
@@ -430,7 +432,7 @@ def cli_command(name: str, settings: Settings) -> str:
         _shell_quote(name),
         f"--target {settings.target}",
         f"--hard-cap {settings.hard_cap}",
-        f"--tokenizer {_shell_quote(settings.tokenizer)}",
+        f"--tokenizer {_shell_quote(tokenizer_label(settings.tokenizer))}",
     ]
     if settings.overlap:
         parts.append(f"--overlap {settings.overlap}")
@@ -442,6 +444,11 @@ def cli_command(name: str, settings: Settings) -> str:
         parts.append("--no-repeat-table-header")
     parts.append("-o chunks.json")
     return " ".join(parts)
+
+
+def tokenizer_label(tokenizer: str) -> str:
+    """An uploaded tokenizer.json is kept in a temporary folder: name the file, which the user has."""
+    return Path(tokenizer).name if tokenizer.endswith(".json") else tokenizer
 
 
 def _shell_quote(value: str) -> str:

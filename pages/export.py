@@ -18,7 +18,8 @@ def _records(n: int) -> str:
 
 
 st.subheader(f"Export · {doc.name}")
-st.caption(f"{len(chunks)} chunks at target {settings.target}, hard cap {settings.hard_cap} ({settings.tokenizer}).")
+tokenizer = view.tokenizer_label(settings.tokenizer)
+st.caption(f"{len(chunks)} chunks at target {settings.target}, hard cap {settings.hard_cap} ({tokenizer}).")
 
 st.markdown("**Chunk set**")
 with st.container(horizontal=True):

@@ -16,7 +16,8 @@ stats = view.summary(chunks, settings.tiny_below)
 
 st.subheader(doc.name)
 st.caption(
-    f"{doc.byte_count:,} bytes · {doc.line_count:,} lines · {doc.token_count:,} tokens ({settings.tokenizer}) · "
+    f"{doc.byte_count:,} bytes · {doc.line_count:,} lines · "
+    f"{doc.token_count:,} tokens ({view.tokenizer_label(settings.tokenizer)}) · "
     f"target {settings.target} · hard cap {settings.hard_cap}"
     + (f" · overlap {settings.overlap}" if settings.overlap else "")
     + (f" · min {settings.min_tokens}" if settings.min_tokens else "")

@@ -211,3 +211,29 @@ def test_overlap_is_drawn_hatched_and_min_tokens_flags_tiny_chunks(app: AppTest)
     )
     assert set(tiny) <= set(table[table["flags"].str.contains("tiny")]["id"])
     assert metric(app, "Chunks") == str(len(chunks))
+
+
+def test_an_uploaded_tokenizer_json_counts_the_chunks(app: AppTest, tmp_path: Path) -> None:
+    """A Hugging Face tokenizer.json from the sidebar replaces the tiktoken encoding; the snippets name the file."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator([GUIDE[:5000]], trainers.WordLevelTrainer(special_tokens=["[UNK]"], show_progress=False))
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    app.file_uploader(key="hf_tokenizer").set_value(("tokenizer.json", path.read_bytes(), "application/json")).run()
+    assert not app.exception
+    expected = chunker.chunk_markdown(GUIDE, name="user_guide.md", tokenizer=str(path), target=256, hard_cap=512)
+    assert metric(app, "Chunks") == str(len(expected))
+    assert metric(app, "Total tokens") == f"{sum(c.token_count for c in expected):,}"
+    app.switch_page("pages/export.py").run()
+    snippet = next(c.value for c in app.code if "chunker.chunk(" in c.value)
+    assert "tokenizer='tokenizer.json'" in snippet
+
+
+def test_a_broken_tokenizer_json_gets_a_message_and_the_encoding_stays(app: AppTest) -> None:
+    app.file_uploader(key="hf_tokenizer").set_value(("tokenizer.json", b"{not json", "application/json")).run()
+    assert not app.exception
+    assert any("tokenizer.json" in e.value for e in app.sidebar.error)
+    assert metric(app, "Chunks") == str(engine_count(GUIDE, 256, 512))
