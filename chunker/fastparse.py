@@ -70,7 +70,13 @@ _SAFE_NESTING = MAX_NESTING - 10
 # whose prefix has 88 characters, or 22 with a tab among them, stays below level 89, under
 # MAX_NESTING; only a text with such a line gets its depth measured.
 _INNER_KIND_BY_NODE = {**_KIND_BY_NODE, "list_item": "item", "thead": "thead", "tbody": "tbody", "trow": "row"}
-_MAYBE_DEEP = re.compile(r"^(?:[ >*+\-0-9.)]{88}|(?=[ >*+\-0-9.)]*\t)[ \t>*+\-0-9.)]{22})", re.MULTILINE)
+_MAYBE_DEEP = re.compile(r"\n(?:[ >*+\-0-9.)]{88}|(?=[ >*+\-0-9.)]*\t)[ \t>*+\-0-9.)]{22})")
+# markdown-it.rs recurses once per level and has no nesting limit: 100,000 nested ">" overflow
+# its stack (a segfault). By the same count, a text with no prefix of 1,000 characters (250
+# with a tab) nests fewer than 4,001 levels, which it parses without trouble; any other text
+# goes to markdown-it-py, whose limit stops it at depth 100.
+_PREFIX = re.compile(r"[ \t>*+\-0-9.)]*")
+_TOO_DEEP, _TOO_DEEP_TAB = 1000, 250
 # Constructs on which markdown-it.rs and markdown-it-py part ways, found by differential
 # fuzzing (tests/test_fastpath.py); where one occurs, markdown-it-py parses. Mostly the
 # places where markdown-it-py lets a list item or a table end a blockquote's lazy
@@ -274,9 +280,14 @@ def _tree(text: str, line_starts: list[int] | None) -> tuple[Any, list[int]] | N
     of the lines, if the caller has them."""
     if not enabled():
         return None
+    deep = _deep_prefixes(text)
+    if deep is None:
+        return None
     try:
         root = _md().tree(text)
     except UnicodeEncodeError:  # lone surrogates
+        return None
+    if deep and _depth(root.children, 0) >= _SAFE_NESTING:
         return None
     if line_starts is None or not text.isascii():  # source maps are UTF-8 byte offsets
         line_starts = line_bounds(text if text.isascii() else text.encode("utf-8"))[0]
@@ -286,9 +297,21 @@ def _tree(text: str, line_starts: list[int] | None) -> tuple[Any, list[int]] | N
         diverges(text, sorted(_lines(node.srcmap, line_starts) for node in _code_blocks(root.children)))
     ):
         return None
-    if _MAYBE_DEEP.search(text) and _depth(root.children, 0) >= _SAFE_NESTING:
-        return None
     return root, line_starts
+
+
+def _deep_prefixes(text: str) -> bool | None:
+    """Whether a line's prefix of container markers is long enough that nesting must be measured;
+    ``None`` when one is too long to give the text to markdown-it.rs at all."""
+    found = False
+    padded = "\n" + text.replace("\r", "\n")
+    for match in _MAYBE_DEEP.finditer(padded):
+        prefix = _PREFIX.match(padded, match.start() + 1)
+        assert prefix is not None  # the pattern always matches, if only the empty string
+        if len(prefix.group()) >= (_TOO_DEEP_TAB if "\t" in prefix.group() else _TOO_DEEP):
+            return None
+        found = True
+    return found
 
 
 _CODE = frozenset({"fence", "code_block"})
@@ -309,6 +332,8 @@ def _depth(nodes: Any, level: int) -> int:
     ``nodes`` sit at ``level``; markdown-it-py parses the content of a blockquote, a list
     (its items) and a list item one level deeper than the container.
     """
+    if level >= _SAFE_NESTING:  # deep enough to decide: recursion stays under Python's limit
+        return level
     deepest = level
     for node in nodes:
         if node.name in _CONTAINERS:

@@ -202,6 +202,13 @@ def test_nesting_past_markdown_it_py_limit_falls_back(text: str) -> None:
     assert fast == ref
 
 
+def test_nesting_deep_enough_to_overflow_the_compiled_parser_never_reaches_it() -> None:
+    """markdown-it.rs recurses per level without a limit (100,000 ">" crash it): such texts go to markdown-it-py."""
+    text = ">" * 100_000 + " deep\n\n# after\n"
+    assert fastparse._deep_prefixes(text) is None
+    assert [b.kind for b in chunker.parse(text).blocks] == ["blockquote", "heading"]
+
+
 def test_nesting_below_the_limit_keeps_the_fast_path() -> None:
     """Deep but not too deep: measured, and parsed on the fast path with markdown-it-py's answer."""
     text = "".join("  " * depth + "- x\n" for depth in range(44)) + "\nafter\n"
