@@ -8,7 +8,7 @@ from pathlib import Path
 from playwright.sync_api import Locator, Page, expect
 
 import chunker
-from tests.browser.harness import metric, open_app, serve_app
+from tests.browser.harness import IDLE, metric, open_app, serve_app
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 
@@ -18,8 +18,14 @@ def engine(name: str, target: int = 256, cap: int = 512) -> chunker.ChunkSet:
     return chunker.chunk_markdown(text, name=name, target=target, hard_cap=cap)
 
 
-def sidebar_button(page: Page, label: str) -> Locator:
-    return page.locator('[data-testid="stSidebar"] button').filter(has_text=re.compile(f"^{label}$"))
+def choose_source(page: Page, label: str, widget: str) -> Locator:
+    """Pick the document source in the sidebar and wait until its widget is there and the app is idle."""
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.locator("button").filter(has_text=re.compile(f"^{label}$")).first.click()
+    control = sidebar.locator(widget)
+    control.wait_for(state="attached")
+    page.wait_for_selector(IDLE)
+    return control
 
 
 def test_open_pick_a_sample_and_move_the_hard_cap(page: Page, app_url: str) -> None:
@@ -60,28 +66,29 @@ def test_hovering_a_chunk_shows_its_id_tokens_and_spans(page: Page, app_url: str
 
 def test_upload_a_file_and_see_it_chunked(page: Page, app_url: str, tmp_path: Path) -> None:
     open_app(page, app_url)
-    sidebar_button(page, "Upload").click()
+    file_input = choose_source(page, "Upload", 'input[type="file"][accept*=".md"]')
     upload = tmp_path / "notes.md"
     upload.write_text("# Notes\n\nFirst paragraph.\n\n## Details\n\nSecond paragraph.\n", encoding="utf-8")
-    page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(str(upload))
+    file_input.set_input_files(str(upload))
     expect(page.get_by_role("heading", name="notes.md")).to_be_visible(timeout=30_000)
     expect(page.locator(".ci-chunk").first).to_contain_text("First paragraph.")
 
 
 def test_a_binary_upload_gets_a_message_and_the_app_keeps_working(page: Page, app_url: str, tmp_path: Path) -> None:
     open_app(page, app_url)
-    sidebar_button(page, "Upload").click()
+    file_input = choose_source(page, "Upload", 'input[type="file"][accept*=".md"]')
     binary = tmp_path / "photo.md"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
-    page.locator('[data-testid="stSidebar"] input[type="file"]').set_input_files(str(binary))
-    expect(page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]')).to_contain_text("binary")
+    file_input.set_input_files(str(binary))
+    expect(page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').filter(has_text="binary")).to_be_visible(
+        timeout=30_000
+    )
     expect(page.get_by_role("heading", name="user_guide.md")).to_be_visible()
 
 
 def test_html_in_a_document_is_shown_as_text_and_never_runs(page: Page, app_url: str) -> None:
     open_app(page, app_url)
-    sidebar_button(page, "Paste").click()
-    area = page.locator('[data-testid="stSidebar"] textarea')
+    area = choose_source(page, "Paste", "textarea")
     area.fill('# Trap\n\n<img src=x onerror="window.__pwned = 1">\n\n<script>window.__pwned = 2</script>\n')
     area.press("Control+Enter")
     source = page.locator(".ci-src")
