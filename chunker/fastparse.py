@@ -77,6 +77,11 @@ _MAYBE_DEEP = re.compile(r"\n(?:[ >*+\-0-9.)]{88}|(?=[ >*+\-0-9.)]*\t)[ \t>*+\-0
 # goes to markdown-it-py, whose limit stops it at depth 100.
 _PREFIX = re.compile(r"[ \t>*+\-0-9.)]*")
 _TOO_DEEP, _TOO_DEEP_TAB = 1000, 250
+# markdown-it.rs takes time quadratic in a run of lines that open like link reference
+# definitions ("[x]: ..."): 4,000 in a row take a second (markdown-it-py: 0.1 s). A run with
+# more than _MANY_DEFINITIONS of them goes to markdown-it-py.
+_DEFINITION_LINE = re.compile(r"\n[ \t>]*\[[^\n]*\]:")
+_MANY_DEFINITIONS = 200
 # Constructs on which markdown-it.rs and markdown-it-py part ways, found by differential
 # fuzzing (tests/test_fastpath.py); where one occurs, markdown-it-py parses. Mostly the
 # places where markdown-it-py lets a list item or a table end a blockquote's lazy
@@ -281,7 +286,7 @@ def _tree(text: str, line_starts: list[int] | None) -> tuple[Any, list[int]] | N
     if not enabled():
         return None
     deep = _deep_prefixes(text)
-    if deep is None:
+    if deep is None or _many_definitions(text):
         return None
     try:
         root = _md().tree(text)
@@ -298,6 +303,21 @@ def _tree(text: str, line_starts: list[int] | None) -> tuple[Any, list[int]] | N
     ):
         return None
     return root, line_starts
+
+
+def _many_definitions(text: str) -> bool:
+    """Whether a run of lines holds more than _MANY_DEFINITIONS that open like link reference definitions."""
+    if "]:" not in text:
+        return False
+    padded = "\n" + text.replace("\r", "\n") + "\n"
+    run_end = count = 0
+    for line in _DEFINITION_LINE.finditer(padded):
+        if line.start() >= run_end:
+            run_end, count = _run_end(padded, line.start()), 0
+        count += 1
+        if count > _MANY_DEFINITIONS:
+            return True
+    return False
 
 
 def _deep_prefixes(text: str) -> bool | None:

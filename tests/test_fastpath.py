@@ -209,6 +209,15 @@ def test_nesting_deep_enough_to_overflow_the_compiled_parser_never_reaches_it() 
     assert [b.kind for b in chunker.parse(text).blocks] == ["blockquote", "heading"]
 
 
+def test_a_long_run_of_link_definitions_goes_to_markdown_it_py() -> None:
+    """markdown-it.rs takes quadratic time over consecutive "[x]: ..." lines; a long run of them is not given to it."""
+    many = "# Links\n\n" + "".join(f"[r{n}]: https://example.com/{n}\n" for n in range(300))
+    assert fastparse.top_level_blocks(many) is None
+    assert fastparse.top_level_blocks("# Links\n\n[a]: /a\n[b]: /b\n") is not None
+    fast, ref = both_paths(many)
+    assert fast == ref
+
+
 def test_nesting_below_the_limit_keeps_the_fast_path() -> None:
     """Deep but not too deep: measured, and parsed on the fast path with markdown-it-py's answer."""
     text = "".join("  " * depth + "- x\n" for depth in range(44)) + "\nafter\n"
