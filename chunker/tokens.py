@@ -120,6 +120,15 @@ def _background() -> ThreadPoolExecutor:
         return _executor[1]
 
 
+def _after_fork_in_child() -> None:
+    """A child forked while another thread held the lock would wait on it forever: give it a new one."""
+    global _executor_lock
+    _executor_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _encode_in_background(encoding: Any, text: str) -> Future[list[int]]:
     """Start ``encoding.encode_ordinary(text)`` in the worker thread; return once it runs.
 

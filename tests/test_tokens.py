@@ -372,3 +372,16 @@ def test_background_worker_is_made_again_after_fork(monkeypatch: pytest.MonkeyPa
     assert tokens_module._background() is first
     monkeypatch.setattr(os, "getpid", lambda: -1)
     assert tokens_module._background() is not first
+
+
+def _parse_large_in_child() -> int:
+    return chunker.parse("# T\n\n" + "word " * 4000 + "\n").token_count
+
+
+def test_a_forked_child_counts_with_its_own_worker_thread() -> None:
+    """After fork (the CLI's --jobs), a child parses a large text in the background as its parent does."""
+    import multiprocessing
+
+    expected = _parse_large_in_child()  # the parent's worker thread exists now
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_parse_large_in_child) == expected
