@@ -176,9 +176,16 @@ def _document_source() -> tuple[str, str] | None:
             return None
         return "pasted.md", text
     names = samples()
-    default = DEFAULT_SAMPLE if DEFAULT_SAMPLE in names else names[0]
-    name = st.sidebar.selectbox("Sample", names, index=names.index(default), key="sample", bind="query-params")
+    name = st.sidebar.selectbox(
+        "Sample", names, index=names.index(_default_sample()), key="sample", bind="query-params"
+    )
     return name, (SAMPLES_DIR / name).read_text(encoding="utf-8")
+
+
+def _default_sample() -> str:
+    """The sample that opens first (and stays open while an upload or a paste is missing)."""
+    names = samples()
+    return DEFAULT_SAMPLE if DEFAULT_SAMPLE in names else names[0]
 
 
 def _controls() -> Settings:
@@ -283,9 +290,8 @@ def sidebar() -> None:
     picked = _document_source()
     settings = _controls()
     if picked is None:
-        names = samples()
-        picked = (DEFAULT_SAMPLE if DEFAULT_SAMPLE in names else names[0], "")
-        picked = (picked[0], (SAMPLES_DIR / picked[0]).read_text(encoding="utf-8"))
+        default = _default_sample()
+        picked = (default, (SAMPLES_DIR / default).read_text(encoding="utf-8"))
     name, text = picked
     key = digest(text)
     try:
