@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 
@@ -46,9 +46,9 @@ def _peer_html(pieces: Sequence[peers.PeerChunk], cap: int) -> str:
     return _CSS + "".join(cards)
 
 
-def _quality(text: str, pieces: Sequence[peers.PeerChunk], cap: int) -> str:
-    """The peers benchmark's defect counts for one column (0 is best everywhere)."""
-    m = peer_metrics.measure(text, pieces, chunker.get_tokenizer("cl100k_base").count, hard_cap=cap)
+def _quality(text: str, pieces: Sequence[peers.PeerChunk], count: Callable[[str], int], cap: int) -> str:
+    """The peers benchmark's defect counts for one column (0 is best everywhere), sizes by ``count``."""
+    m = peer_metrics.measure(text, pieces, count, hard_cap=cap)
     parts = [
         ("over the cap", m.over_cap),
         ("open fences", m.unbalanced_fence),
@@ -118,7 +118,7 @@ for column, label, chunks, differs, (target, cap) in (
             f"{stats['chunks']} chunks · {stats['total']:,} tokens · median {stats['median']} · "
             f"max {stats['max']} · {len(differs)} boundaries not in the other"
         )
-        st.caption(_quality(doc.text, peers.engine_chunks(chunks), cap))
+        st.caption(_quality(doc.text, peers.engine_chunks(chunks), doc.tokenizer.count, cap))
         with st.container(height=640, border=True, key=f"cmp-{label}"):
             st.html(_column_html(chunks, differs, settings.tiny_below))
 if peer != "(none)":
@@ -133,7 +133,9 @@ if peer != "(none)":
         else:
             recipe = info.recipe if info else "its Markdown recipe"
             st.caption(f"{len(pieces)} chunks · same tokenizer (cl100k_base) · {recipe}")
-            st.caption(_quality(doc.text, pieces, settings.hard_cap))
+            # The peers run with cl100k_base whatever the sidebar says (see peers.py).
+            cl100k = chunker.get_tokenizer("cl100k_base").count
+            st.caption(_quality(doc.text, pieces, cl100k, settings.hard_cap))
             with st.container(height=640, border=True, key="cmp-peer"):
                 st.html(_peer_html(pieces, settings.hard_cap))
 elif not installed:
