@@ -3,7 +3,8 @@
 ``hard_cap`` decides what is kept together; ``target`` is the size of the pieces
 when a block must be cut. Steps: whole document; preamble; sections top down
 (a section that fits is one unit, one that does not is opened: heading and
-direct content packed greedily, then children whole or opened in turn);
+direct content packed greedily, then children whole or opened in turn, the chunk
+carrying on into an opened child);
 headings travel forward; one sibling-merge pass; exact token counts.
 Then the options of spec §6: small chunks merged up to ``min_tokens``, ``overlap``
 sentences carried forward within a section, the breadcrumb counted inside the cap
@@ -54,7 +55,10 @@ class _Draft:
     preamble: bool = False
     units: list[_Unit] = field(default_factory=list)
     tokens: int = 0
-    group_parent: tuple[str, ...] = ()
+    # The sections of ``path`` below the document (their first block's index): two sections
+    # with the same title are told apart. ``len(key) == len(path) - 1``.
+    key: tuple[int, ...] = ()
+    group: tuple[int, ...] = ()  # the sibling merge's parent key
 
     @property
     def only_headings(self) -> bool:
@@ -66,6 +70,10 @@ class _Draft:
     def add(self, unit: _Unit) -> None:
         self.tokens = self.cost_of(unit)
         self.units.append(unit)
+
+    def holding(self, units: list[_Unit]) -> _Draft:
+        """A draft of the same section holding ``units`` (its summed count left at 0: recount it)."""
+        return _Draft(self.path, self.preamble, units, key=self.key)
 
 
 @dataclass(slots=True)
@@ -170,6 +178,9 @@ class _Packer:
         self.front_matter = front_matter and doc.front_matter_block is not None
         self.drafts: list[_Draft] = []
         self.acc = _Draft(())
+        # The section being opened: a chunk started there carries its path.
+        self.path: tuple[str, ...] = (doc.name,)
+        self.key: tuple[int, ...] = ()
         self.overlap = 0
         self.min_tokens = 0
         self.in_budget = False  # breadcrumb_in_budget
@@ -247,11 +258,12 @@ class _Packer:
             for section in root.children:
                 path = (name, section.title)
                 if section.tokens <= self.budget(path):
-                    draft = _Draft(path)
+                    draft = _Draft(path, key=(section.first,))
                     draft.add(self._section_unit(section))
                     self.drafts.append(draft)
                 else:
-                    self._open(section, path, None)
+                    self.acc = _Draft(path, key=(section.first,))
+                    self._open(section, path, (section.first,))
         return self._finish(self._merge(self.drafts))
 
     def _section_unit_range(self, root: Section) -> _Unit:
@@ -267,11 +279,18 @@ class _Packer:
             root.end,
         )
 
-    def _open(self, section: Section, path: tuple[str, ...], carry: list[_Unit] | None) -> None:
-        """Pack a section that does not fit: heading and direct content, then children."""
-        self.acc = _Draft(path)
-        for unit in carry or []:
-            self.acc.add(unit)
+    def _open(self, section: Section, path: tuple[str, ...], key: tuple[int, ...]) -> None:
+        """Pack a section that does not fit: heading and direct content, then children.
+
+        The chunk being packed carries on into the section. If it holds content of an
+        enclosing section it keeps that section's path (the chunk started there);
+        empty, or holding only headings that wait for their content, it takes this
+        section's path.
+        """
+        outer = self.path, self.key
+        self.path, self.key = path, key
+        if not self.acc.units or self.acc.only_headings:
+            self.acc.path, self.acc.key = path, key
         for index in range(section.first, section.direct_end):
             self._add_unit(self._block_unit(index))
         for child in section.children:
@@ -279,39 +298,45 @@ class _Packer:
             if self.acc.cost_of(unit) <= self.cap:
                 self.acc.add(unit)
                 continue
-            if child.tokens <= self.cap and not self.acc.only_headings:
+            self._release_headings()
+            if self.acc.cost_of(unit) <= self.cap:
+                self.acc.add(unit)
+                continue
+            if child.tokens <= self.budget(path) and not self.acc.only_headings:
                 self._flush()
                 self.acc.add(unit)
                 continue
-            # Opened: too big alone, or pending headings must travel with its content.
-            pending = None
-            if self.acc.only_headings:
-                pending, self.acc = self.acc.units, _Draft(path)
-            else:
-                self._flush()
-            self._open(child, (*path, child.title), pending)
-            self.acc = _Draft(path)
+            # Opened: too big alone (the chunk carries on into it), or pending headings
+            # must travel with its content.
+            self._open(child, (*path, child.title), (*key, child.first))
         self._flush()
+        self.path, self.key = outer
+        self.acc = _Draft(outer[0], key=outer[1])
 
     def _add_unit(self, unit: _Unit) -> None:
         """Add a block greedily, cutting it when it exceeds the cap (or must share with headings)."""
+        if self.acc.cost_of(unit) <= self.cap:
+            self.acc.add(unit)
+            return
+        self._release_headings()
         acc = self.acc
         if acc.cost_of(unit) <= self.cap:
             acc.add(unit)
             return
-        if unit.tokens <= self.cap and not acc.only_headings:
+        if unit.tokens <= self.budget(self.path) and not acc.only_headings:
             self._flush()
             self.acc.add(unit)
             return
-        first_limit = min(self.target, self.cap)
         if acc.only_headings:
             room = self.cap - acc.tokens - acc.units[-1].join
             if room < 1:
                 self._flush()  # headings alone fill the cap: nothing can travel with them
+                first_limit = min(self.target, self.cap)
             else:
-                first_limit = min(first_limit, room)
-        elif acc.units:
+                first_limit = min(self.target, self.cap, room)
+        else:
             self._flush()
+            first_limit = min(self.target, self.cap)
         block = self.blocks[unit.first] if unit.first >= 0 else self.doc.front_matter_block
         assert block is not None
         pieces = self._cut(block, first_limit)
@@ -336,6 +361,27 @@ class _Packer:
             if last and piece.suffix:
                 self._flush()
 
+    def _release_headings(self) -> None:
+        """Headings at the end of the chunk move on to the next one, with the content they announce.
+
+        Called when the next unit does not fit: the chunk before them is emitted, and
+        the headings start the next chunk, which takes the path of the section being
+        opened. A chunk of headings alone is left as it is.
+        """
+        units = self.acc.units
+        keep = len(units)
+        while keep and units[keep - 1].heading_only:
+            keep -= 1
+        if keep in (0, len(units)):
+            return
+        done = _Draft(self.acc.path, self.acc.preamble, key=self.acc.key)
+        for unit in units[:keep]:
+            done.add(unit)
+        self.drafts.append(done)
+        self.acc = _Draft(self.path, key=self.key)
+        for unit in units[keep:]:
+            self.acc.add(unit)
+
     def _cut(self, block: Block, first_limit: int) -> list[Piece]:
         """Cut a block; if wrappers overflow a tiny target, fall back to bigger, then plain pieces."""
         cap = self.cap
@@ -352,7 +398,7 @@ class _Packer:
     def _flush(self) -> None:
         if self.acc.units:
             self.drafts.append(self.acc)
-        self.acc = _Draft(self.acc.path, self.acc.preamble)
+        self.acc = _Draft(self.path, self.acc.preamble, key=self.key)
 
     # -- sibling merge and output ---------------------------------------------
 
@@ -360,20 +406,20 @@ class _Packer:
         """One pass joining neighbours whose breadcrumbs share a parent, within the cap."""
         out: list[_Draft] = []
         for draft in drafts:
-            draft.group_parent = draft.path[:-1]
+            draft.group = draft.key[:-1]
             prev = out[-1] if out else None
             if (
                 prev is not None
                 and not prev.units[-1].continues
                 and prev.preamble == draft.preamble
-                and prev.group_parent == draft.group_parent
+                and prev.group == draft.group
                 and prev.tokens + prev.units[-1].join + draft.tokens
-                <= self.budget(prev.path if prev.path == draft.path else prev.group_parent)
+                <= self.budget(prev.path if prev.key == draft.key else prev.path[: len(prev.group) + 1])
             ):
                 prev.tokens += prev.units[-1].join + draft.tokens
                 prev.units.extend(draft.units)
-                if prev.path != draft.path:
-                    prev.path = prev.group_parent
+                if prev.key != draft.key:
+                    prev.path, prev.key = prev.path[: len(prev.group) + 1], prev.group
                 continue
             out.append(draft)
         return out
@@ -456,15 +502,15 @@ class _Packer:
         fitted: _Final | None = None
         for atom in atoms:
             if current:
-                trial = self._final(_Draft(draft.path, draft.preamble, [*current, atom]))
+                trial = self._final(draft.holding([*current, atom]))
                 if self._fits(trial):
                     fitted = trial
                 else:
-                    out.append(self._squeezed(fitted or self._final(_Draft(draft.path, draft.preamble, current))))
+                    out.append(self._squeezed(fitted or self._final(draft.holding(current))))
                     current, fitted = [], None
             current.append(atom)
         if current:
-            out.append(self._squeezed(fitted or self._final(_Draft(draft.path, draft.preamble, current))))
+            out.append(self._squeezed(fitted or self._final(draft.holding(current))))
         return out
 
     def _squeezed(self, item: _Final) -> _Final:
