@@ -6,7 +6,8 @@ when a block must be cut. Steps: whole document; preamble; sections top down
 direct content packed greedily, then children whole or opened in turn, the chunk
 carrying on into an opened child);
 headings travel forward; one sibling-merge pass; exact token counts.
-Then the options of spec §6: small chunks merged up to ``min_tokens``, ``overlap``
+Small chunks join a neighbour within a common section. Then the options of spec §6:
+small chunks merged up to ``min_tokens`` too, ``overlap``
 sentences carried forward within a section, the breadcrumb counted inside the cap
 (``breadcrumb_in_budget``), and clause numbers from numbered headings.
 """
@@ -28,6 +29,9 @@ from chunker.split import Piece, cut_block, sentence_starts
 __all__ = ["MIN_HARD_CAP", "chunk"]
 
 MIN_HARD_CAP = 16  # room for a re-opened fence or a repeated header around real content
+# A chunk under min(SMALL_TOKENS, target // 4) tokens is small: it joins a neighbour when it can,
+# whatever min_tokens says (RAG users count chunks under about 50 tokens as defects).
+SMALL_TOKENS = 50
 # Text that would open a block (heading, quote, list item, table row, HTML, fence) at the
 # start of a chunk: an overlap never starts there, though it may inside a sentence of its source.
 _BLOCK_OPENER = re.compile(r"[#>|<]|[-+*](?:\s|\Z)|\d{1,9}[.)](?:\s|\Z)|[`~]{3}")
@@ -103,8 +107,9 @@ def chunk(
 
     ``overlap``: consecutive chunks of one section share up to that many tokens of
     whole sentences (recorded as ``Chunk.overlap_span``). ``min_tokens``: a smaller
-    chunk joins a neighbour of its section when the result fits, else is flagged
-    ``tiny``. ``breadcrumb_in_budget``: the cap holds for ``contextualize()``.
+    chunk joins a neighbour within a common section when the result fits, else is
+    flagged ``tiny`` (chunks under ``min(50, target // 4)`` try that whatever its
+    value). ``breadcrumb_in_budget``: the cap holds for ``contextualize()``.
 
     Raises :class:`~chunker.errors.ConfigError` when ``target < 1``,
     ``hard_cap < target``, ``hard_cap < MIN_HARD_CAP``, or an option is out of range.
@@ -425,9 +430,7 @@ class _Packer:
         return out
 
     def _finish(self, drafts: list[_Draft]) -> list[Chunk]:
-        finals = self._exact(drafts)
-        if self.min_tokens:
-            finals = self._merge_small(finals)
+        finals = self._merge_small(self._exact(drafts))
         chunks: list[Chunk] = []
         for n, item in enumerate(finals):
             shared = self._overlap_with(finals[n - 1], item) if self.overlap and n else None
@@ -526,26 +529,33 @@ class _Packer:
             limit -= 1
         return item
 
-    # -- min_tokens: small chunks join a neighbour of their section --------------
+    # -- small chunks (and min_tokens): joined to a neighbour within a common section
 
     def _merge_small(self, items: list[_Final]) -> list[_Final]:
-        """Join each chunk under ``min_tokens`` to the neighbour of its section giving the smaller result.
+        """Join each small chunk to a neighbour when the joined chunk fits the cap.
 
-        Repeated while the joined chunk is still small; a chunk that cannot join
-        (no such neighbour, or the result would exceed the cap) stays, flagged ``tiny``.
+        Small is under ``min(SMALL_TOKENS, target // 4)`` tokens, always, or under
+        ``min_tokens``. Of the two neighbours the one sharing the deeper section
+        wins, then the one giving the smaller result, then the previous one; this is
+        repeated while the joined chunk is still small. A chunk under ``min_tokens``
+        that cannot join stays, flagged ``tiny`` (see :meth:`_chunk`).
         """
+        small = max(self.min_tokens, min(SMALL_TOKENS, self.target // 4))
         i = 0
         while i < len(items):
-            if items[i].tokens >= self.min_tokens:
+            tokens = items[i].tokens
+            if tokens >= small:
                 i += 1
                 continue
+            rejoin = tokens < self.min_tokens  # the option may rejoin the pieces of a cut block
             best: _Final | None = None
+            rank = (0, 0)
             at = i
             for first in (i - 1, i):
                 if first >= 0 and first + 1 < len(items):
-                    joined = self._joined(items[first], items[first + 1])
-                    if joined is not None and (best is None or joined.tokens < best.tokens):
-                        best, at = joined, first
+                    joined = self._joined(items[first], items[first + 1], rejoin)
+                    if joined is not None and (best is None or (-len(joined.draft.key), joined.tokens) < rank):
+                        best, at, rank = joined, first, (-len(joined.draft.key), joined.tokens)
             if best is None:
                 i += 1
                 continue
@@ -553,14 +563,24 @@ class _Packer:
             i = at
         return items
 
-    def _joined(self, a: _Final, b: _Final) -> _Final | None:
-        """``a`` and ``b`` as one chunk, if they are of the same section and the result fits."""
+    def _joined(self, a: _Final, b: _Final, rejoin: bool) -> _Final | None:
+        """``a`` and ``b`` as one chunk, if the result fits; its breadcrumb is their deepest common section.
+
+        Preamble joins only preamble (spec §5.3). Two pieces of one cut block are
+        joined back only when ``rejoin`` (``min_tokens`` asks for it).
+        """
         left, right = a.draft, b.draft
-        if left.path != right.path or left.preamble != right.preamble:
+        if left.preamble != right.preamble:
             return None
-        if not _joinable(left.units[-1], right.units[0]):
+        if (left.units[-1].continues and not rejoin) or not _joinable(left.units[-1], right.units[0]):
             return None
-        item = self._final(_Draft(left.path, left.preamble, [*left.units, *right.units]))
+        depth = 0
+        for x, y in zip(left.key, right.key, strict=False):
+            if x != y:
+                break
+            depth += 1
+        joined = _Draft(left.path[: depth + 1], left.preamble, [*left.units, *right.units], key=left.key[:depth])
+        item = self._final(joined)
         # Joined pieces can spell a fence line their parts did not (three pieces of "```").
         return item if self._fits(item) and not unclosed_fence(item.markdown) else None
 

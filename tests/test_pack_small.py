@@ -1,8 +1,9 @@
-"""Fewer small chunks: an opened section carries its chunk into its first child (spec §5.4).
+"""Fewer small chunks: an opened section carries its chunk into a child too big for it
+(spec §5.4), and a small chunk joins a neighbour within a common section.
 
-Each hand-written document below gave a small orphan chunk before this behaviour
-(a section's heading and intro alone, ahead of its opened child); the docstrings
-say which.
+Most hand-written documents below gave a small orphan chunk before these behaviours
+(a section's heading and intro alone ahead of its opened child, a small last section
+after a chunk of another parent); the docstrings say which.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 
 import chunker
 from tests.conftest import corpus_files, requires_corpus
-from tests.invariants import check_chunk_set
+from tests.invariants import check_chunk_set, unclosed_fences
 
 
 def words(n: int, word: str = "word") -> str:
@@ -134,6 +135,39 @@ def assert_breadcrumbs_hold_their_chunks(doc: chunker.Document, chunks: chunker.
             assert end <= preamble_end, f"{doc.name} {chunk.id}: preamble mixed with heading content"
 
 
+def assert_no_small_chunk_could_join(doc: chunker.Document, chunks: chunker.ChunkSet, cap: int) -> None:
+    """Every chunk still under the small size has no neighbour it may join within the cap.
+
+    May: both preamble or both not, and, unless the chunk is under ``min_tokens``, not two
+    pieces of one cut block. (Joins through an added fence or header are not checked.)
+    """
+    target, min_tokens = chunks.config["target"], chunks.config["min_tokens"]
+    small = max(min_tokens, min(50, target // 4))
+    text, count = doc.text, doc.tokenizer.count
+    preamble_end = doc.blocks[doc.root.direct_end].start if doc.root.children else len(text)
+    starts = [b.start for b in doc.blocks]
+    for chunk in chunks:
+        if chunk.token_count >= small:
+            continue
+        n = chunk.index
+        for left, right in (
+            (chunks[n - 1] if n else None, chunk),
+            (chunk, chunks[n + 1] if n + 1 < len(chunks) else None),
+        ):
+            if left is None or right is None or left.added_suffix or right.added_prefix:
+                continue
+            if (left.char_span[0] < preamble_end) != (right.char_span[0] < preamble_end):
+                continue
+            cut = doc.blocks[bisect.bisect_left(starts, left.char_span[1]) - 1]  # the last block in ``left``
+            if cut.end > right.char_span[0] and chunk.token_count >= min_tokens:
+                continue  # two pieces of one block: joined back only for min_tokens
+            markdown = left.added_prefix + text[left.char_span[0] : right.char_span[1]] + right.added_suffix
+            other = left if right is chunk else right
+            assert count(markdown) > cap or unclosed_fences(markdown), (
+                f"{doc.name}: {chunk.id} ({chunk.token_count} tokens) could join {other.id}"
+            )
+
+
 @functools.cache
 def corpus_documents() -> list[chunker.Document]:
     """The corpus, parsed once for the tests of this module."""
@@ -145,11 +179,98 @@ def corpus_documents() -> list[chunker.Document]:
 @requires_corpus
 @pytest.mark.corpus
 @pytest.mark.parametrize(("target", "cap"), [(256, 512), (128, 256)])
-def test_corpus_headings_travel_forward_and_breadcrumbs_hold(target: int, cap: int) -> None:
+def test_corpus_headings_travel_forward_breadcrumbs_hold_and_small_chunks_join(target: int, cap: int) -> None:
     """On every corpus document: no chunk ends with a heading whose content is in the next
-    chunk, breadcrumbs name sections that hold their chunks, preamble stays apart."""
+    chunk, breadcrumbs name sections that hold their chunks, preamble stays apart, and no
+    small chunk is left that could have joined a neighbour."""
     for doc in corpus_documents():
         for options in ({}, {"min_tokens": target // 4}):
             chunks = chunker.chunk(doc, target=target, hard_cap=cap, **options)  # type: ignore[arg-type]
             assert_headings_travel_forward(doc, chunks)
             assert_breadcrumbs_hold_their_chunks(doc, chunks)
+            assert_no_small_chunk_could_join(doc, chunks, cap)
+
+
+# -- 2. a small chunk joins a neighbour inside a common section ------------------------------
+
+
+def test_small_trailing_section_joins_a_deeper_neighbour_under_their_common_section() -> None:
+    """Before: "## License" (13 tokens) stayed alone after the chunk of "### Deep", whose
+    breadcrumb [Top, Big] has another parent. Now it joins that chunk, which takes the
+    path of their deepest common section, Top."""
+    text = (
+        f"# Top\n\n{words(10)}\n\n## Big\n\n{words(120)}\n\n### Deep\n\n{words(120)}\n\n"
+        f"## License\n\n{words(10)}\n\n# Z\n\n{words(190)}\n"
+    )
+    chunks = run(text, 100, 200)
+    tail = next(c for c in chunks if "License" in c.headings)
+    assert tail.headings == ["Deep", "License"]
+    assert tail.breadcrumb == ["doc.md", "Top"]
+    assert min(c.token_count for c in chunks) > 25
+
+
+def test_small_top_level_section_joins_under_the_document() -> None:
+    """Before: "# C" (13 tokens) stayed alone after a chunk of [A, A1]. With the document as
+    their only common section, the joined chunk's breadcrumb is the document name."""
+    text = (
+        f"# A\n\n{words(10)}\n\n## A1\n\n{words(10)}\n\n### Deep1\n\n{words(180)}\n\n"
+        f"### Deep2\n\n{words(180)}\n\n# C\n\n{words(10)}\n"
+    )
+    chunks = run(text, 100, 200)
+    assert chunks[-1].headings == ["Deep2", "C"]
+    assert chunks[-1].breadcrumb == ["doc.md"]
+
+
+def test_small_chunk_prefers_the_neighbour_of_its_deeper_section() -> None:
+    """ "### B2" (13 tokens) could join the chunk before it (same section B) or "## C" after
+    it (common section A only, smaller result): it stays within B."""
+    text = (
+        f"# A\n\n{words(150)}\n\n## B\n\n{words(150)}\n\n### B1\n\n{words(120)}\n\n#### B1a\n\n{words(120)}\n\n"
+        f"### B2\n\n{words(10)}\n\n## C\n\n{words(40)}\n\n## D\n\n{words(185)}\n"
+    )
+    chunks = run(text, 100, 200)
+    b2 = next(c for c in chunks if "B2" in c.headings)
+    assert b2.headings == ["B1a", "B2"]
+    assert b2.breadcrumb == ["doc.md", "A", "B"]
+    assert next(c for c in chunks if "C" in c.headings).headings == ["C"]
+
+
+def test_small_heading_and_intro_join_the_cut_block_that_follows() -> None:
+    """Before: "# Top" and its intro (23 tokens) stayed alone ahead of "## Child", whose first
+    block is cut. Now they join the chunk of the child's heading and first piece."""
+    text = f"# Top\n\n{words(20)}\n\n## Child\n\n{words(400)}\n\n# Z\n\n{words(150)}\n"
+    chunks = run(text, 100, 200)
+    assert chunks[0].headings == ["Top", "Child"]
+    assert chunks[0].breadcrumb == ["doc.md", "Top"]
+    assert chunks[1].breadcrumb == ["doc.md", "Top", "Child"]
+
+
+def test_small_preamble_never_joins_heading_content() -> None:
+    """Spec §5.3: a small preamble stays alone by default, and is not flagged `tiny`."""
+    chunks = run(f"Short intro.\n\n# A\n\n{words(150)}\n\n# B\n\n{words(150)}\n", 100, 200)
+    assert chunks[0].markdown == "Short intro."
+    assert chunks[0].flags == []
+
+
+def test_small_last_piece_of_a_cut_block_is_not_joined_back_by_default() -> None:
+    """Pieces of one cut block are never joined back by default (target would mean nothing);
+    min_tokens asks for it, and then they are. Sentences of 40, 40 and 5 tokens cut at
+    target 40 give those three pieces, whatever the cutter prefers."""
+    text = f"{words(39, 'one')}. {words(39, 'two')}. {words(4, 'three')}.\n"
+    plain = run(text, 40, 60)
+    assert [c.token_count for c in plain] == [40, 40, 5]  # 5 is under min(50, 40 // 4)
+    merged = run(text, 40, 60, min_tokens=10)
+    assert [c.token_count for c in merged] == [40, 45]
+
+
+def test_min_tokens_joins_across_sections_under_their_common_section() -> None:
+    """Before: with min_tokens=50 the 13-token "## License" was flagged `tiny` (no neighbour
+    with the same breadcrumb). Now min_tokens uses the same common-section rule."""
+    text = (
+        f"# Top\n\n{words(10)}\n\n## Big\n\n{words(120)}\n\n### Deep\n\n{words(120)}\n\n"
+        f"## License\n\n{words(10)}\n\n# Z\n\n{words(190)}\n"
+    )
+    chunks = run(text, 100, 200, min_tokens=50)
+    assert not any("tiny" in c.flags for c in chunks)
+    tail = next(c for c in chunks if "License" in c.headings)
+    assert tail.breadcrumb == ["doc.md", "Top"]
