@@ -303,10 +303,11 @@ class _Packer:
             if self.acc.cost_of(unit) <= self.cap:
                 self.acc.add(unit)
                 continue
-            self._release_headings()
-            if self.acc.cost_of(unit) <= self.cap:
-                self.acc.add(unit)
-                continue
+            if self.acc.units and self.acc.units[-1].heading_only:
+                self._release_headings()
+                if self.acc.cost_of(unit) <= self.cap:
+                    self.acc.add(unit)
+                    continue
             if child.tokens <= self.budget(path) and not self.acc.only_headings:
                 self._flush()
                 self.acc.add(unit)
@@ -323,11 +324,12 @@ class _Packer:
         if self.acc.cost_of(unit) <= self.cap:
             self.acc.add(unit)
             return
-        self._release_headings()
+        if self.acc.units and self.acc.units[-1].heading_only:
+            self._release_headings()
+            if self.acc.cost_of(unit) <= self.cap:
+                self.acc.add(unit)
+                return
         acc = self.acc
-        if acc.cost_of(unit) <= self.cap:
-            acc.add(unit)
-            return
         if unit.tokens <= self.budget(self.path) and not acc.only_headings:
             self._flush()
             self.acc.add(unit)
@@ -464,6 +466,12 @@ class _Packer:
                 return False
         return True
 
+    def _meet_at_edges(self, left: _Unit, right: _Unit) -> bool:
+        """Whether ``left`` ends at its block's end and ``right`` starts at its block's start."""
+        if left.piece is not None and left.end != self._block(left).end:
+            return False
+        return right.piece is None or right.start == self._block(right).start
+
     def _block(self, unit: _Unit) -> Block:
         block = self.blocks[unit.first] if unit.first >= 0 else self.doc.front_matter_block
         assert block is not None
@@ -580,7 +588,18 @@ class _Packer:
                 break
             depth += 1
         joined = _Draft(left.path[: depth + 1], left.preamble, [*left.units, *right.units], key=left.key[:depth])
-        item = self._final(joined)
+        tokens = None
+        tail, head = left.units[-1], right.units[0]
+        if (
+            self.doc.tokenizer.line_additive
+            and not (tail.piece and tail.piece.suffix)
+            and not (head.piece and head.piece.prefix)
+            and self._meet_at_edges(tail, head)
+        ):
+            tokens = a.tokens + tail.join + b.tokens  # exact, as in _exact: no need to count
+            if tokens > self.hard_cap:
+                return None
+        item = self._final(joined, tokens)
         # Joined pieces can spell a fence line their parts did not (three pieces of "```").
         return item if self._fits(item) and not unclosed_fence(item.markdown) else None
 
