@@ -139,8 +139,11 @@ def assert_no_small_chunk_could_join(doc: chunker.Document, chunks: chunker.Chun
     """Every chunk still under the small size has no neighbour it may join within the cap.
 
     May: both preamble or both not, and, unless the chunk is under ``min_tokens``, not two
-    pieces of one cut block. (Joins through an added fence or header are not checked.)
+    pieces of one cut block. (Joins through an added fence or header are not checked, nor
+    chunk sets made with ``breadcrumb_in_budget``, where the joined breadcrumb counts too.)
     """
+    if chunks.config["breadcrumb_in_budget"]:
+        return
     target, min_tokens = chunks.config["target"], chunks.config["min_tokens"]
     small = max(min_tokens, min(50, target // 4))
     text, count = doc.text, doc.tokenizer.count
