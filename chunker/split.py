@@ -9,6 +9,12 @@ the engine must add: a re-opened code fence (prefix) and its closing fence
 - lists: between items, then between the blocks of an item;
 - blockquotes and HTML: between inner blocks, then lines;
 - text: between lines and sentences, then words, then tokens.
+
+Counting: each atom (line, inner block) is counted once and remembered on the
+document. With a line-additive tokenizer (see ``chunker.tokens``) a piece made of
+whole lines is counted by summing its atoms and the joins between them
+(:class:`_Run`), and an added fence or header line by one more join; only pieces
+cut inside a line, and every piece for other tokenizers, are counted on their text.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate, pairwise
 
 from chunker.model import Block, Document
 from chunker.parse import InnerNode, inner_structure, unclosed_fence
@@ -27,6 +34,9 @@ _ENDS_SENTENCE = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
 _WORD_GAP = re.compile(r"\s+")
 _NON_BLANK = re.compile(r"\S")
 _LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
+# A line with text: blanks (not line breaks), then a non-blank character.
+_STARTS_LINE_TEXT = re.compile(r"[ \t\f\v]*[^\s]")
+_AFTER_WORD = re.compile(r"(?<=[0-9A-Za-z])[^0-9A-Za-z]*\Z")
 
 # Boundary strength after an atom: higher is a better place to cut.
 _PARAGRAPH, _SENTENCE, _LINE, _WORD, _TOKEN = 5, 4, 3, 2, 1
@@ -54,12 +64,39 @@ class _Atom:
     level: int = _LINE  # how this atom was found; descending goes finer
 
 
+class _Run:
+    """Exact token counts of runs of consecutive atoms: ``text[atoms[i].start : atoms[j - 1].end]``.
+
+    ``sizes[k]`` counts atom ``k``; ``joins[k]`` is what the source between atoms ``k``
+    and ``k + 1`` adds, or None where that cannot be summed exactly (within a line, or a
+    tokenizer that is not line-additive): a run across such a gap is counted on its text.
+    """
+
+    __slots__ = ("_cum", "_gaps", "sizes")
+
+    def __init__(self, sizes: list[int], joins: list[int | None]) -> None:
+        self.sizes = sizes
+        self._cum = list(accumulate((s + (j or 0) for s, j in zip(sizes, joins, strict=False)), initial=0))
+        self._gaps = list(accumulate((j is None for j in joins), initial=0))
+
+    def tokens(self, i: int, j: int) -> int | None:
+        """Tokens of atoms ``[i, j)`` joined through the source, or None when not summable."""
+        if self._gaps[j - 1] != self._gaps[i]:
+            return None
+        return self._cum[j - 1] - self._cum[i] + self.sizes[j - 1]
+
+
+_Make = Callable[[int, int, "int | None"], Piece]
+
+
 class _Cutter:
     def __init__(self, doc: Document, repeat_table_header: bool) -> None:
         self.doc = doc
         self.text = doc.text
         self.src = doc.source
+        self.tokenizer = doc.tokenizer
         self.count = doc.tokenizer.count
+        self.additive = doc.tokenizer.line_additive
         self.memo = doc.memo
         self.repeat_table_header = repeat_table_header
 
@@ -70,6 +107,69 @@ class _Cutter:
         if found is None:
             found = self.memo[key] = self.count(self.text[start:end])
         return int(found)
+
+    def text_tokens(self, text: str) -> int:
+        """Tokens of an added line (a re-opened fence, a table header), remembered on the document."""
+        key = ("text-tokens", text)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self.count(text)
+        return int(found)
+
+    def join(self, left_start: int, left_end: int, right_start: int) -> int | None:
+        """Tokens the source between ``left_end`` and ``right_start`` adds to ``text[left_start:left_end]``.
+
+        Exact (see ``chunker.tokens``) when the tokenizer is line-additive, the gap is
+        blank and ends a line, and a non-blank line starts at ``right_start``: what
+        follows the gap then starts a new pre-token. Otherwise None.
+        """
+        text = self.text
+        if not self.additive or right_start <= left_end or text[right_start - 1] not in "\r\n":
+            return None
+        gap = text[left_end:right_start]
+        if gap.strip() or not _STARTS_LINE_TEXT.match(text, right_start):
+            return None
+        return self._join_cost(self.last_line(left_start, left_end), gap)
+
+    def last_line(self, start: int, end: int) -> str:
+        """The last line of ``text[start:end]``: the last pre-token lies within it."""
+        if end <= start:
+            return ""
+        return self.text[max(start, self.src.line_starts[self.src.line_index(end - 1)]) : end]
+
+    def _join_cost(self, line: str, gap: str) -> int | None:
+        """``tokenizer.join_cost(line, gap)``; None after trailing white space other than
+        spaces and tabs (a no-break space...), which that cost does not read.
+
+        The cost depends only on what follows the line's last ASCII letter or digit (the
+        last pre-token never holds one): that ending and the gap key a cache on the document.
+        """
+        if not self.additive or line[len(line.rstrip()) :].strip(" \t\f\v"):
+            return None
+        ending = _AFTER_WORD.search(line[-16:])
+        if ending is None:  # no letter or digit near the end: not cached
+            return self.tokenizer.join_cost(line, gap)
+        key = ("join", ending.group(), gap)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self.tokenizer.join_cost(ending.group(), gap)
+        return int(found)
+
+    def run(self, atoms: list[_Atom]) -> _Run:
+        """Counts of ``atoms`` and of the joins between them, remembered on the document."""
+        key = ("run", *(n for a in atoms for n in (a.start, a.end)))
+        found = self.memo.get(key)
+        if found is None:
+            sizes = [self.span_tokens(a.start, a.end) for a in atoms]
+            joins = [self.join(a.start, a.end, b.start) for a, b in pairwise(atoms)]
+            found = self.memo[key] = _Run(sizes, [*joins, 0])
+        assert isinstance(found, _Run)
+        return found
+
+    def added_line(self, line: str) -> tuple[int, int] | None:
+        """``(tokens, join)`` of an added line put before a piece (the line, then a line break), or None."""
+        join = self._join_cost(line[line.rfind("\n") + 1 :], "\n")
+        return None if join is None else (self.text_tokens(line), join)
 
     # -- atoms ---------------------------------------------------------------
 
@@ -137,17 +237,18 @@ class _Cutter:
         atoms: list[_Atom],
         first_limit: int,
         limit: int,
-        make: Callable[[int, int], Piece],
+        make: _Make,
         descend: Callable[[_Atom, int, int], list[Piece]],
         overhead: int = 0,
     ) -> list[Piece]:
         """Greedy: fill each piece up to its limit, cut at the best boundary near the end.
 
         ``overhead`` estimates what ``make`` adds (fences, header); every piece is
-        then counted exactly and shrunk until it fits.
+        then counted exactly (summed where :class:`_Run` can) and shrunk until it fits.
         """
         pieces: list[Piece] = []
-        sizes = [self.span_tokens(a.start, a.end) for a in atoms]
+        run = self.run(atoms)
+        sizes = run.sizes
         i = 0
         while i < len(atoms):
             cap = first_limit if not pieces else limit
@@ -157,10 +258,10 @@ class _Cutter:
                 j += 1
             if j < len(atoms):
                 j = self._best_boundary(atoms, sizes, i, j)
-            piece = make(atoms[i].start, atoms[j - 1].end)
+            piece = make(atoms[i].start, atoms[j - 1].end, run.tokens(i, j))
             while piece.tokens > cap and j - i > 1:
                 j -= 1
-                piece = make(atoms[i].start, atoms[j - 1].end)
+                piece = make(atoms[i].start, atoms[j - 1].end, run.tokens(i, j))
             if piece.tokens > cap:
                 pieces.extend(self._descend_within(descend, atoms[i], cap, limit, bool(pieces)))
                 i += 1
@@ -195,9 +296,9 @@ class _Cutter:
 
     # -- per kind ----------------------------------------------------------
 
-    def plain(self, flag: str) -> Callable[[int, int], Piece]:
-        def make(start: int, end: int) -> Piece:
-            return Piece(start, end, self.count(self.text[start:end]), flag=flag)
+    def plain(self, flag: str) -> _Make:
+        def make(start: int, end: int, tokens: int | None) -> Piece:
+            return Piece(start, end, self.count(self.text[start:end]) if tokens is None else tokens, flag=flag)
 
         return make
 
@@ -238,9 +339,9 @@ class _Cutter:
         return descend
 
     @staticmethod
-    def _hard(make: Callable[[int, int], Piece]) -> Callable[[int, int], Piece]:
-        def hard_make(start: int, end: int) -> Piece:
-            piece = make(start, end)
+    def _hard(make: _Make) -> _Make:
+        def hard_make(start: int, end: int, tokens: int | None) -> Piece:
+            piece = make(start, end, tokens)
             return Piece(piece.start, piece.end, piece.tokens, flag=piece.flag, hard=True)
 
         return hard_make
@@ -298,22 +399,44 @@ class _Cutter:
         if not atoms:  # only fence lines: nothing to re-fence, cut as text
             return self.cut_text(span[0], span[1], first_limit, limit, "split_code", _LINE)
         body_start, body_end = atoms[0].start, atoms[-1].end
+        # What each end adds to a piece of whole body lines, where it can be summed (else None):
+        open_end = self.src.line_end(first)
+        open_join = self.join(open_start, open_end, body_start)
+        add_open = None if open_join is None else self.span_tokens(open_start, open_end) + open_join
+        add_close: int | None = 0  # not closed: the body's last line ends the block
+        if block_end != body_end:
+            close_start = self.src.line_starts[stop - 1]
+            close_join = self.join(atoms[-1].start, body_end, close_start)
+            add_close = None if close_join is None else close_join + self.span_tokens(close_start, block_end)
+        reopen_line = self.added_line(reopen[:-1])
+        add_reopen = None if reopen_line is None else sum(reopen_line)
+        close_tokens = self.text_tokens(close[1:])
 
-        def make(start: int, end: int) -> Piece:
+        def make(start: int, end: int, tokens: int | None = None) -> Piece:
             # The source's own opening (closing) fence line goes with the first (last) piece;
             # other pieces get a re-opened (closing) fence added.
             prefix = ""
+            added: list[int | None] = [tokens]
             if not self.text[body_start:start].strip():
+                added.append(add_open if start == body_start else None)
                 start = open_start
             else:
                 prefix = reopen
+                added.append(add_reopen if _STARTS_LINE_TEXT.match(self.text, start) else None)
             suffix = close
             if not self.text[end:body_end].strip():
+                added.append(add_close if end == body_end else None)
                 end, suffix = block_end, ""
-            tokens = self.count(prefix + self.text[start:end] + suffix)
-            return Piece(start, end, tokens, prefix, suffix, "split_code")
+            elif tokens is not None:
+                join = self._join_cost(self.last_line(start, end), "\n")
+                added.append(None if join is None else join + close_tokens)
+            if None in added:
+                summed = self.count(prefix + self.text[start:end] + suffix)
+            else:
+                summed = sum(n for n in added if n is not None)
+            return Piece(start, end, summed, prefix, suffix, "split_code")
 
-        overhead = self.count(reopen) + self.count(close) + 2
+        overhead = self.text_tokens(reopen) + self.text_tokens(close) + 2
         fence_chars = {"`", "~"}
 
         def descend(atom: _Atom, first_cap: int, cap: int) -> list[Piece]:
@@ -347,12 +470,19 @@ class _Cutter:
             return self.cut_text(span[0], span[1], first_limit, limit, "split_table", _LINE)
         table_start = span[0]
         atoms[0] = _Atom(table_start, atoms[0].end, atoms[0].strength)
-        header_tokens = self.count(header)
+        header_tokens = self.text_tokens(header)
         repeat = self.repeat_table_header and header_tokens * 2 <= limit
+        header_line = self.added_line(header[:-1])
 
-        def make(start: int, end: int) -> Piece:
+        def make(start: int, end: int, tokens: int | None) -> Piece:
             prefix = header if repeat and start != table_start else ""
-            return Piece(start, end, self.count(prefix + self.text[start:end]), prefix, "", "split_table")
+            if prefix and tokens is not None:
+                # The header is summed like a source line before the row starting the piece.
+                ok = header_line is not None and _STARTS_LINE_TEXT.match(self.text, start)
+                tokens = tokens + sum(header_line) if ok and header_line is not None else None
+            if tokens is None:
+                tokens = self.count(prefix + self.text[start:end])
+            return Piece(start, end, tokens, prefix, "", "split_table")
 
         def descend(atom: _Atom, first_cap: int, cap: int) -> list[Piece]:
             return self.cut_text(atom.start, atom.end, first_cap, cap, "split_table", _WORD)
