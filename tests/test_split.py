@@ -177,3 +177,99 @@ def test_code_table_and_list_pieces_are_summed_with_their_added_lines(recount: _
     assert any(c.added_prefix.startswith("```") for c in chunks)
     assert any(c.added_prefix.startswith("| name") for c in chunks)
     assert recount.summed > 100
+
+
+# -- balanced cuts ---------------------------------------------------------------------
+
+
+def _pieces(text: str, target: int, cap: int) -> list[chunker.Chunk]:
+    """Chunks of a document that is one heading and one block over the cap: each chunk past the first is a piece."""
+    doc = chunker.parse(text, name="cut.md")
+    chunks = chunker.chunk(doc, target=target, hard_cap=cap)
+    check_chunk_set(doc, chunks, cap)
+    return list(chunks)
+
+
+def _spread(sizes: list[int]) -> float:
+    return max(sizes) / min(sizes)
+
+
+def test_code_is_cut_into_even_pieces_not_full_ones_and_a_sliver() -> None:
+    """About 500 tokens at target 200: three pieces of about 170, not 200 + 200 + 100."""
+    lines = "\n".join(f"value_{n} = {n} + {n}" for n in range(48))
+    chunks = _pieces(f"```python\n{lines}\n```\n", 200, 400)
+    sizes = [c.token_count for c in chunks]
+    assert len(chunks) == 3 and all(c.flags == ["split_code"] for c in chunks), sizes
+    assert _spread(sizes) < 1.2 and max(sizes) <= 200, sizes
+
+
+def test_paragraph_sentences_are_cut_into_even_pieces() -> None:
+    """19 sentences of 11 tokens at target 100: 7 + 6 + 6 sentences, not 8 + 8 + 3."""
+    text = " ".join(f"Sentence number {n} says a few plain words here." for n in range(19))
+    chunks = _pieces(text + "\n", 100, 200)
+    sizes = [c.token_count for c in chunks]
+    assert len(chunks) == 3 and _spread(sizes) < 1.25, sizes
+    assert all(c.markdown.endswith(".") for c in chunks)
+
+
+def test_table_rows_are_cut_into_even_pieces_each_with_the_header() -> None:
+    rows = "\n".join(f"| key_{n} | {n * 13} | a short note |" for n in range(40))
+    chunks = _pieces(f"| key | value | note |\n|---|---|---|\n{rows}\n", 150, 300)
+    sizes = [c.token_count for c in chunks]
+    assert len(chunks) >= 3 and _spread(sizes) < 1.25, sizes
+    assert all(c.markdown.startswith("| key | value | note |\n|---|---|---|\n") for c in chunks)
+
+
+def test_an_unbreakable_line_is_cut_at_token_boundaries_into_even_pieces() -> None:
+    """810 tokens without a space (base64, a minified line) at target 100: nine of 90, not eight of 100 and 10."""
+    blob = "".join(f"{n:04x}QmFzZTY0{n * 7 % 97:02d}" for n in range(90))
+    chunks = _pieces(blob + "\n", 100, 200)
+    sizes = [c.token_count for c in chunks]
+    assert len(chunks) == 9 and all("hard_cut" in c.flags for c in chunks), sizes
+    assert _spread(sizes) < 1.1, sizes
+
+
+def test_code_is_cut_before_a_blank_line_near_the_even_share() -> None:
+    """Functions separated by blank lines: each cut falls between two functions."""
+    functions = "\n\n".join(
+        f"def step_{n}(value):\n    result = value * {n}\n    result += {n * 3}\n    return result" for n in range(30)
+    )
+    chunks = _pieces(f"```python\n{functions}\n```\n", 150, 300)
+    assert len(chunks) >= 3
+    for chunk in chunks[:-1]:
+        assert chunk.markdown.endswith("    return result\n```"), chunk.markdown[-60:]
+    for chunk in chunks[1:]:
+        assert chunk.markdown.startswith("```python\ndef step_"), chunk.markdown[:40]
+
+
+def test_a_list_item_line_before_its_big_nested_list_is_not_left_alone() -> None:
+    """A table of contents: an item's link line joins the first piece of its nested list."""
+    nested = "\n".join(f"  - [Subsection number {n} of the proposal](#subsection-{n})" for n in range(60))
+    text = f"- [Summary](#summary)\n- [Proposal](#proposal)\n{nested}\n- [Alternatives](#alternatives)\n"
+    chunks = _pieces(text, 256, 512)
+    assert len(chunks) >= 3
+    assert all(c.token_count >= 50 for c in chunks), [c.token_count for c in chunks]
+    assert not any(c.markdown.strip() == "- [Proposal](#proposal)" for c in chunks)
+
+
+def test_a_sliver_that_cannot_join_within_the_cap_stays() -> None:
+    """target == hard_cap and a full piece before it: the short last piece stays on its own, within the cap."""
+    text = f"{' '.join(['word'] * 37)}.\n{' '.join(['end'] * 4)}.\n"
+    chunks = _pieces(text, 40, 40)
+    assert [c.token_count for c in chunks] == [38, 5]
+
+
+@pytest.mark.corpus
+@requires_corpus
+def test_no_cut_piece_under_50_tokens_over_the_corpus() -> None:
+    """At 256/512 no chunk holding a cut piece is under 50 tokens (documents of one chunk aside).
+
+    Before balanced cuts there were 15 (list items cut from their nested lists, "(KBTC)"
+    at the end of a hard-cut line, short last pieces of code and text).
+    """
+    small = []
+    for path in corpus_files():
+        chunks = chunker.chunk_markdown(path.read_bytes().decode("utf-8", errors="replace"), target=256, hard_cap=512)
+        if len(chunks) > 1:
+            small += [(path.name, c.id, c.token_count) for c in chunks if c.token_count < 50 and c.flags]
+    assert not small, small
