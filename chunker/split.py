@@ -2,20 +2,31 @@
 
 Each piece is a verbatim slice of the source with its own span, plus only what
 the engine must add: a re-opened code fence (prefix) and its closing fence
-(suffix), or a repeated table header (prefix). Boundaries, best first:
+(suffix), or a repeated table header (prefix). A block that must become k pieces
+is cut into k of about even size, each cut at the best boundary near its share
+(no short last piece), and a piece still under ``SLIVER_TOKENS`` joins a
+neighbour within the hard cap. Boundaries, best first:
 
-- code: between lines (blank lines stay with the line above);
+- code: between lines, best before a blank line (blank lines stay with the line above);
 - tables: between rows;
 - lists: between items, then between the blocks of an item;
 - blockquotes and HTML: between inner blocks, then lines;
 - text: between lines and sentences, then words, then tokens.
+
+Counting: each atom (line, inner block) is counted once and remembered on the
+document. With a line-additive tokenizer (see ``chunker.tokens``) a piece made of
+whole lines is counted by summing its atoms and the joins between them
+(:class:`_Run`), and an added fence or header line by one more join; only pieces
+cut inside a line, and every piece for other tokenizers, are counted on their text.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate, pairwise
 
 from chunker.model import Block, Document
 from chunker.parse import InnerNode, inner_structure, unclosed_fence
@@ -27,6 +38,13 @@ _ENDS_SENTENCE = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
 _WORD_GAP = re.compile(r"\s+")
 _NON_BLANK = re.compile(r"\S")
 _LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
+# A line with text: blanks (not line breaks), then a non-blank character.
+_STARTS_LINE_TEXT = re.compile(r"[ \t\f\v]*[^\s]")
+_LINE_BREAK = re.compile(r"[\r\n]")
+_AFTER_WORD = re.compile(r"(?<=[0-9A-Za-z])[^0-9A-Za-z]*\Z")
+
+# A cut falls within this fraction of an even share of what is left (see ``_Cutter._cut_after``).
+_BALANCE = 0.3
 
 # Boundary strength after an atom: higher is a better place to cut.
 _PARAGRAPH, _SENTENCE, _LINE, _WORD, _TOKEN = 5, 4, 3, 2, 1
@@ -54,12 +72,57 @@ class _Atom:
     level: int = _LINE  # how this atom was found; descending goes finer
 
 
+def _share(total: int, room: int, later: int) -> float:
+    """What one piece should hold of ``total`` still to cut: an even share over the fewest pieces.
+
+    The fewest: this one holding ``room``, each later one ``later``. Never more than ``room``.
+    """
+    if total <= room:
+        return total
+    pieces = 1 + math.ceil((total - room) / later)
+    return min(room, total / pieces)
+
+
+class _Run:
+    """Exact token counts of runs of consecutive atoms: ``text[atoms[i].start : atoms[j - 1].end]``.
+
+    ``sizes[k]`` counts atom ``k``; ``joins[k]`` is what the source between atoms ``k``
+    and ``k + 1`` adds, or None where that cannot be summed exactly (within a line, or a
+    tokenizer that is not line-additive): a run across such a gap is counted on its text.
+    """
+
+    __slots__ = ("_cum", "_estimated", "_gaps", "sizes")
+
+    def __init__(self, sizes: list[int], joins: list[int | None], guesses: list[int]) -> None:
+        self.sizes = sizes
+        self._cum = list(accumulate((s + (j or 0) for s, j in zip(sizes, joins, strict=True)), initial=0))
+        self._gaps = list(accumulate((j is None for j in joins), initial=0))
+        self._estimated = list(
+            accumulate((s + (g if j is None else j) for s, j, g in zip(sizes, joins, guesses, strict=True)), initial=0)
+        )
+
+    def tokens(self, i: int, j: int) -> int | None:
+        """Tokens of atoms ``[i, j)`` joined through the source, or None when not summable."""
+        if self._gaps[j - 1] != self._gaps[i]:
+            return None
+        return self._cum[j - 1] - self._cum[i] + self.sizes[j - 1]
+
+    def estimate(self, i: int, j: int) -> int:
+        """Tokens of atoms ``[i, j)``: exact where summable, else guessed joins (0 within a line, 1 across)."""
+        return self._estimated[j - 1] - self._estimated[i] + self.sizes[j - 1]
+
+
+_Make = Callable[[int, int, "int | None"], Piece]
+
+
 class _Cutter:
     def __init__(self, doc: Document, repeat_table_header: bool) -> None:
         self.doc = doc
         self.text = doc.text
         self.src = doc.source
+        self.tokenizer = doc.tokenizer
         self.count = doc.tokenizer.count
+        self.additive = doc.tokenizer.line_additive
         self.memo = doc.memo
         self.repeat_table_header = repeat_table_header
 
@@ -71,14 +134,84 @@ class _Cutter:
             found = self.memo[key] = self.count(self.text[start:end])
         return int(found)
 
+    def text_tokens(self, text: str) -> int:
+        """Tokens of an added line (a re-opened fence, a table header), remembered on the document."""
+        key = ("text-tokens", text)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self.count(text)
+        return int(found)
+
+    def join(self, left_start: int, left_end: int, right_start: int) -> int | None:
+        """Tokens the source between ``left_end`` and ``right_start`` adds to ``text[left_start:left_end]``.
+
+        Exact (see ``chunker.tokens``) when the tokenizer is line-additive, the gap is
+        blank and ends a line, and a non-blank line starts at ``right_start``: what
+        follows the gap then starts a new pre-token. Otherwise None.
+        """
+        text = self.text
+        if not self.additive or right_start <= left_end or text[right_start - 1] not in "\r\n":
+            return None
+        gap = text[left_end:right_start]
+        if gap.strip() or not _STARTS_LINE_TEXT.match(text, right_start):
+            return None
+        return self._join_cost(self.last_line(left_start, left_end), gap)
+
+    def last_line(self, start: int, end: int) -> str:
+        """The last line of ``text[start:end]``: the last pre-token lies within it."""
+        if end <= start:
+            return ""
+        return self.text[max(start, self.src.line_starts[self.src.line_index(end - 1)]) : end]
+
+    def _join_cost(self, line: str, gap: str) -> int | None:
+        """``tokenizer.join_cost(line, gap)``; None after trailing white space other than
+        spaces and tabs (a no-break space...), which that cost does not read.
+
+        The cost depends only on what follows the line's last ASCII letter or digit (the
+        last pre-token never holds one): that ending and the gap key a cache on the document.
+        """
+        if not self.additive or line[len(line.rstrip()) :].strip(" \t\f\v"):
+            return None
+        ending = _AFTER_WORD.search(line[-16:])
+        if ending is None:  # no letter or digit near the end: not cached
+            return self.tokenizer.join_cost(line, gap)
+        key = ("join", ending.group(), gap)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self.tokenizer.join_cost(ending.group(), gap)
+        return int(found)
+
+    def run(self, atoms: list[_Atom]) -> _Run:
+        """Counts of ``atoms`` and of the joins between them, remembered on the document."""
+        key = ("run", *(n for a in atoms for n in (a.start, a.end)))
+        found = self.memo.get(key)
+        if found is None:
+            sizes = [self.span_tokens(a.start, a.end) for a in atoms]
+            joins = [self.join(a.start, a.end, b.start) for a, b in pairwise(atoms)]
+            guesses = [int(_LINE_BREAK.search(self.text, a.end, b.start) is not None) for a, b in pairwise(atoms)]
+            found = self.memo[key] = _Run(sizes, [*joins, 0], [*guesses, 0])
+        assert isinstance(found, _Run)
+        return found
+
+    def added_line(self, line: str) -> tuple[int, int] | None:
+        """``(tokens, join)`` of an added line put before a piece (the line, then a line break), or None."""
+        join = self._join_cost(line[line.rfind("\n") + 1 :], "\n")
+        return None if join is None else (self.text_tokens(line), join)
+
     # -- atoms ---------------------------------------------------------------
 
     def line_atoms(self, first: int, stop: int, strength: int = _LINE) -> list[_Atom]:
-        """Lines ``[first, stop)``, a blank line joining the line above it."""
+        """Lines ``[first, stop)``, a blank line joining the line above it.
+
+        A line before a blank line ends a paragraph of its own (in code: a function, a
+        step): a better cut than between two lines that run on.
+        """
         atoms: list[_Atom] = []
         for line in range(first, stop):
             start, end = self.src.line_starts[line], self.src.line_end(line)
             if not self.text[start:end].strip():
+                if atoms and atoms[-1].strength < _PARAGRAPH:
+                    atoms[-1] = _Atom(atoms[-1].start, atoms[-1].end, _PARAGRAPH)
                 continue
             atoms.append(_Atom(start, end, strength))
         return atoms
@@ -137,37 +270,71 @@ class _Cutter:
         atoms: list[_Atom],
         first_limit: int,
         limit: int,
-        make: Callable[[int, int], Piece],
+        make: _Make,
         descend: Callable[[_Atom, int, int], list[Piece]],
         overhead: int = 0,
     ) -> list[Piece]:
-        """Greedy: fill each piece up to its limit, cut at the best boundary near the end.
+        """Balanced: cut the atoms into the fewest pieces the limits allow, each about the same size.
 
+        Each cut is at the best boundary near an even share of what is left (:meth:`_cut_after`).
         ``overhead`` estimates what ``make`` adds (fences, header); every piece is
-        then counted exactly and shrunk until it fits.
+        then counted exactly (summed where :class:`_Run` can) and shrunk until it fits.
+        A sliver before an atom too big for any piece (an item's first line before its
+        nested list) starts the first piece of that atom instead (:meth:`_carried`).
         """
         pieces: list[Piece] = []
-        sizes = [self.span_tokens(a.start, a.end) for a in atoms]
+        run = self.run(atoms)
+        small = min(SLIVER_TOKENS, limit // 4)
         i = 0
         while i < len(atoms):
             cap = first_limit if not pieces else limit
-            total, j = sizes[i] + overhead, i + 1
-            while j < len(atoms) and total + sizes[j] + 1 <= cap:
-                total += sizes[j] + 1
-                j += 1
-            if j < len(atoms):
-                j = self._best_boundary(atoms, sizes, i, j)
-            piece = make(atoms[i].start, atoms[j - 1].end)
+            j = self._cut_after(atoms, run, i, cap - overhead, limit - overhead)
+            piece = make(atoms[i].start, atoms[j - 1].end, run.tokens(i, j))
             while piece.tokens > cap and j - i > 1:
                 j -= 1
-                piece = make(atoms[i].start, atoms[j - 1].end)
+                piece = make(atoms[i].start, atoms[j - 1].end, run.tokens(i, j))
             if piece.tokens > cap:
                 pieces.extend(self._descend_within(descend, atoms[i], cap, limit, bool(pieces)))
                 i += 1
                 continue
+            if j < len(atoms) and piece.tokens < small and run.sizes[j] + overhead > limit:
+                pieces.extend(self._carried(piece, atoms[j - 1], atoms[j], cap, limit, descend))
+                i = j + 1
+                continue
             pieces.append(piece)
             i = j
         return pieces
+
+    def _carried(
+        self,
+        piece: Piece,
+        before: _Atom,
+        atom: _Atom,
+        cap: int,
+        limit: int,
+        descend: Callable[[_Atom, int, int], list[Piece]],
+    ) -> list[Piece]:
+        """``piece`` (ending with atom ``before``), then ``atom`` cut, ``piece`` joined to its first part.
+
+        ``atom`` is cut with its first part within what ``piece`` leaves of ``cap``. Where the
+        two cannot join (an added prefix, a count over the cap), they stay apart.
+        """
+        join = self.join(before.start, before.end, atom.start)
+        room = cap - piece.tokens - (1 if join is None else join)
+        if piece.prefix or piece.suffix or room < 1:
+            return [piece, *self._descend_within(descend, atom, limit, limit, True)]
+        parts = self._descend_within(descend, atom, room, limit, False)
+        head = parts[0] if parts else None
+        if head is None or head.prefix:
+            return [piece, *parts]
+        if join is not None and head.start == atom.start:
+            tokens = piece.tokens + join + head.tokens
+        else:
+            tokens = self.count(self.text[piece.start : head.end] + head.suffix)
+        if tokens > cap:
+            return [piece, *parts]
+        joined = Piece(piece.start, head.end, tokens, "", head.suffix, head.flag, piece.hard or head.hard)
+        return [joined, *parts[1:]]
 
     @staticmethod
     def _descend_within(
@@ -183,21 +350,41 @@ class _Cutter:
             squeeze += over
 
     @staticmethod
-    def _best_boundary(atoms: list[_Atom], sizes: list[int], i: int, j: int) -> int:
-        """Among cuts after atoms[i..j-1] keeping at least half the piece, the strongest, latest."""
-        total = sum(sizes[i:j])
-        best, best_strength, size = j, -1, 0
-        for k in range(i, j):
-            size += sizes[k]
-            if size * 2 >= total and atoms[k].strength >= best_strength:
-                best, best_strength = k + 1, atoms[k].strength
-        return best
+    def _cut_after(atoms: list[_Atom], run: _Run, i: int, room: int, later: int) -> int:
+        """Where the piece starting at atom ``i`` ends: ``j`` for atoms ``[i, j)``.
+
+        ``room`` is what this piece may hold, ``later`` what each later one may. The piece
+        aims at an even share of what is left (:func:`_share`), so that no last piece is a
+        sliver. Among the cuts within ``_BALANCE`` of that aim, the strongest boundary wins
+        (spec §5.7 order), then the one nearest the aim; with none there (atoms too big),
+        the cut nearest the aim that fits.
+        """
+        n = len(atoms)
+        total = run.estimate(i, n)
+        if total <= room or i + 1 == n:
+            return n
+        aim = _share(total, max(room, 1), max(later, 1))
+        low, high = aim * (1 - _BALANCE), min(room, aim * (1 + _BALANCE))
+        best, best_key = i + 1, (-1, 0.0)
+        nearest, nearest_gap = i + 1, float("inf")
+        for j in range(i + 1, n):
+            size = run.estimate(i, j)
+            if size > room and j > i + 1:
+                break
+            gap = abs(size - aim)
+            if gap < nearest_gap:
+                nearest, nearest_gap = j, gap
+            if low <= size <= high:
+                key = (atoms[j - 1].strength, -gap)
+                if key > best_key:
+                    best, best_key = j, key
+        return best if best_key[0] >= 0 else nearest
 
     # -- per kind ----------------------------------------------------------
 
-    def plain(self, flag: str) -> Callable[[int, int], Piece]:
-        def make(start: int, end: int) -> Piece:
-            return Piece(start, end, self.count(self.text[start:end]), flag=flag)
+    def plain(self, flag: str) -> _Make:
+        def make(start: int, end: int, tokens: int | None) -> Piece:
+            return Piece(start, end, self.count(self.text[start:end]) if tokens is None else tokens, flag=flag)
 
         return make
 
@@ -238,22 +425,24 @@ class _Cutter:
         return descend
 
     @staticmethod
-    def _hard(make: Callable[[int, int], Piece]) -> Callable[[int, int], Piece]:
-        def hard_make(start: int, end: int) -> Piece:
-            piece = make(start, end)
+    def _hard(make: _Make) -> _Make:
+        def hard_make(start: int, end: int, tokens: int | None) -> Piece:
+            piece = make(start, end, tokens)
             return Piece(piece.start, piece.end, piece.tokens, flag=piece.flag, hard=True)
 
         return hard_make
 
     def cut_tokens(self, start: int, end: int, first_limit: int, limit: int, flag: str) -> list[Piece]:
-        """Last resort: token boundaries (characters for a plain counting callable)."""
+        """Last resort: token boundaries (characters for a plain counting callable), pieces of even size."""
         pieces: list[Piece] = []
         fit = self.doc.tokenizer.fit_prefix
+        left = self.count(self.text[start:end])  # about what is still to cut
         while start < end:
             cap = first_limit if not pieces else limit
-            window = max(cap * 16, 256)  # never re-encode the whole remainder of a huge line
+            size_aim = max(1, min(cap, math.ceil(_share(left, max(cap, 1), max(limit, 1)))))
+            window = max(size_aim * 16, 256)  # never re-encode the whole remainder of a huge line
             while True:
-                size = fit(self.text[start : min(end, start + window)], cap)
+                size = fit(self.text[start : min(end, start + window)], size_aim)
                 if size < window or start + window >= end:
                     break
                 window *= 2
@@ -262,6 +451,7 @@ class _Cutter:
             if kept:
                 body = self.text[start : start + kept]
                 pieces.append(Piece(start, start + kept, self.count(body), flag=flag, hard=True))
+                left -= pieces[-1].tokens
             start = piece_end
             while start < end and self.text[start].isspace():
                 start += 1
@@ -298,22 +488,44 @@ class _Cutter:
         if not atoms:  # only fence lines: nothing to re-fence, cut as text
             return self.cut_text(span[0], span[1], first_limit, limit, "split_code", _LINE)
         body_start, body_end = atoms[0].start, atoms[-1].end
+        # What each end adds to a piece of whole body lines, where it can be summed (else None):
+        open_end = self.src.line_end(first)
+        open_join = self.join(open_start, open_end, body_start)
+        add_open = None if open_join is None else self.span_tokens(open_start, open_end) + open_join
+        add_close: int | None = 0  # not closed: the body's last line ends the block
+        if block_end != body_end:
+            close_start = self.src.line_starts[stop - 1]
+            close_join = self.join(atoms[-1].start, body_end, close_start)
+            add_close = None if close_join is None else close_join + self.span_tokens(close_start, block_end)
+        reopen_line = self.added_line(reopen[:-1])
+        add_reopen = None if reopen_line is None else sum(reopen_line)
+        close_tokens = self.text_tokens(close[1:])
 
-        def make(start: int, end: int) -> Piece:
+        def make(start: int, end: int, tokens: int | None = None) -> Piece:
             # The source's own opening (closing) fence line goes with the first (last) piece;
             # other pieces get a re-opened (closing) fence added.
             prefix = ""
+            added: list[int | None] = [tokens]
             if not self.text[body_start:start].strip():
+                added.append(add_open if start == body_start else None)
                 start = open_start
             else:
                 prefix = reopen
+                added.append(add_reopen if _STARTS_LINE_TEXT.match(self.text, start) else None)
             suffix = close
             if not self.text[end:body_end].strip():
+                added.append(add_close if end == body_end else None)
                 end, suffix = block_end, ""
-            tokens = self.count(prefix + self.text[start:end] + suffix)
-            return Piece(start, end, tokens, prefix, suffix, "split_code")
+            elif tokens is not None:
+                join = self._join_cost(self.last_line(start, end), "\n")
+                added.append(None if join is None else join + close_tokens)
+            if None in added:
+                summed = self.count(prefix + self.text[start:end] + suffix)
+            else:
+                summed = sum(n for n in added if n is not None)
+            return Piece(start, end, summed, prefix, suffix, "split_code")
 
-        overhead = self.count(reopen) + self.count(close) + 2
+        overhead = self.text_tokens(reopen) + self.text_tokens(close) + 2
         fence_chars = {"`", "~"}
 
         def descend(atom: _Atom, first_cap: int, cap: int) -> list[Piece]:
@@ -347,12 +559,19 @@ class _Cutter:
             return self.cut_text(span[0], span[1], first_limit, limit, "split_table", _LINE)
         table_start = span[0]
         atoms[0] = _Atom(table_start, atoms[0].end, atoms[0].strength)
-        header_tokens = self.count(header)
+        header_tokens = self.text_tokens(header)
         repeat = self.repeat_table_header and header_tokens * 2 <= limit
+        header_line = self.added_line(header[:-1])
 
-        def make(start: int, end: int) -> Piece:
+        def make(start: int, end: int, tokens: int | None) -> Piece:
             prefix = header if repeat and start != table_start else ""
-            return Piece(start, end, self.count(prefix + self.text[start:end]), prefix, "", "split_table")
+            if prefix and tokens is not None:
+                # The header is summed like a source line before the row starting the piece.
+                ok = header_line is not None and _STARTS_LINE_TEXT.match(self.text, start)
+                tokens = tokens + sum(header_line) if ok and header_line is not None else None
+            if tokens is None:
+                tokens = self.count(prefix + self.text[start:end])
+            return Piece(start, end, tokens, prefix, "", "split_table")
 
         def descend(atom: _Atom, first_cap: int, cap: int) -> list[Piece]:
             return self.cut_text(atom.start, atom.end, first_cap, cap, "split_table", _WORD)
@@ -421,6 +640,9 @@ def sentence_starts(text: str, start: int, end: int) -> list[int]:
     return starts
 
 
+# A cut piece under this many tokens (and under a quarter of the limit) is a sliver: see _join_slivers.
+SLIVER_TOKENS = 50
+
 _FLAG_BY_KIND = {
     "code": "split_code",
     "table": "split_table",
@@ -442,9 +664,11 @@ def cut_block(
     """Cut ``block`` into pieces: the first within ``first_limit`` tokens, the rest within ``limit``.
 
     Pieces are in order, non-overlapping, and together hold every non-blank
-    character of the block. A piece that would open a code fence its source
-    does not (a fence-like line inside HTML or text) is joined with a
-    neighbour while the result stays within ``cap`` (default ``limit``).
+    character of the block; they are of about even size (see ``_Cutter.pack``). A
+    sliver (under ``SLIVER_TOKENS`` and a quarter of ``limit``) is joined with a
+    neighbour, and so is a piece that would open a code fence its source does not
+    (a fence-like line inside HTML or text), while the result stays within ``cap``
+    (default ``limit``; the first piece: ``first_limit``).
     """
     cutter = _Cutter(doc, repeat_table_header)
     first_line, stop_line = block.line_span[0] - 1, block.line_span[1]
@@ -463,9 +687,52 @@ def cut_block(
         else:
             atoms = cutter.node_atoms(top, first_line, stop_line)
             pieces = cutter.pack(atoms, first_limit, limit, cutter.plain(flag), cutter._descend_node(flag))
+    cap = limit if cap is None else cap
+    pieces = _join_slivers(doc, pieces, first_limit, limit, cap)
     if block.kind == "code" or len(pieces) < 2:  # code pieces are re-fenced by construction
         return pieces
-    return _join_stray_fences(doc, pieces, limit if cap is None else cap)
+    return _join_stray_fences(doc, pieces, cap)
+
+
+def _join_slivers(doc: Document, pieces: list[Piece], first_limit: int, limit: int, cap: int) -> list[Piece]:
+    """Join each piece under ``min(SLIVER_TOKENS, limit // 4)`` to the neighbour giving the smaller piece.
+
+    Balanced cuts leave such a sliver only where the boundaries are coarse (an item's
+    first line before its nested list, a big last atom). The joined piece must fit
+    ``cap`` (the first piece: ``first_limit``) and open no fence its parts did not; else
+    the sliver stays. Pieces with an added prefix or suffix join as at packing: what a
+    piece added falls away where the source reads on.
+    """
+    small = min(SLIVER_TOKENS, limit // 4)
+    out = list(pieces)
+    i = 0
+    while i < len(out):
+        if out[i].tokens >= small or out[i].flag == "unbalanced_fence":
+            i += 1
+            continue
+        best: Piece | None = None
+        at = i
+        for j in (i - 1, i):
+            if j < 0 or j + 1 >= len(out) or out[j + 1].flag == "unbalanced_fence":
+                continue
+            a, b = out[j], out[j + 1]
+            if not a.suffix and b.prefix and b.flag != "split_table":
+                continue  # a prefix that only the next piece's source can stand for
+            joined = _joined(doc, a, b)
+            if joined.tokens > (first_limit if j == 0 else cap) or (best is not None and joined.tokens >= best.tokens):
+                continue
+            markdown = joined.prefix + doc.text[joined.start : joined.end] + joined.suffix
+            if unclosed_fence(markdown) and not any(
+                unclosed_fence(p.prefix + doc.text[p.start : p.end] + p.suffix) for p in (a, b)
+            ):
+                continue
+            best, at = joined, j
+        if best is None:
+            i += 1
+            continue
+        out[at : at + 2] = [best]
+        i = at
+    return out
 
 
 def _join_stray_fences(doc: Document, pieces: list[Piece], cap: int) -> list[Piece]:

@@ -34,7 +34,7 @@ def ids(nodes: list[Node]) -> list[str]:
 # A preamble, a section cut into pieces (A1), a section whose child rides along inside its chunk (A2),
 # and a section (B) with a skipped level below it.
 NESTED = (
-    f"{words(20)}\n\n# A\n\n{words(30)}\n\n## A1\n\n{words(150)}\n\n## A2\n\n{words(20)}\n\n"
+    f"{words(20)}\n\n# A\n\n{words(30)}\n\n## A1\n\n{words(280)}\n\n## A2\n\n{words(20)}\n\n"
     f"### A2a\n\n{words(20)}\n\n# B\n\n{words(100)}\n\n#### B1\n\n{words(10)}\n"
 )
 

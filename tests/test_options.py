@@ -148,26 +148,26 @@ def test_tiny_chunk_merges_with_its_section_neighbour() -> None:
     """The small last piece of a cut paragraph joins the piece before it when the result fits."""
     text = f"# A\n\n{numbered(10)}\n\n# B\n\n{numbered(10, 100)}\n"
     _, plain = run(text, 40, 60)
-    _, merged = run(text, 40, 60, min_tokens=20)
-    assert plain[-1].token_count < 20
-    assert len(merged) == len(plain) - 1
+    _, merged = run(text, 40, 60, min_tokens=25)
+    assert plain[-1].token_count < 25
+    assert len(merged) < len(plain)
     assert merged[-1].char_span == (plain[-2].char_span[0], plain[-1].char_span[1])
-    assert all(c.token_count >= 20 for c in merged[1:])
+    assert all(c.token_count >= 25 for c in merged[1:])
 
 
 def test_tiny_chunk_prefers_the_neighbour_giving_the_smaller_result() -> None:
     """Between two pieces of its section, a tiny piece joins the smaller neighbour (here the next one)."""
     first, tiny, last = (
         f"{sentence(30)} {sentence(32)}",
-        sentence(5, "tiny"),
+        sentence(11, "tiny"),  # not a sliver the cutter joins itself (under a quarter of the target)
         f"{sentence(20, 'n')} {sentence(30, 'n')}",
     )
     text = f"# A\n\nIntro.\n\n- {first}\n- {tiny}\n- {last}\n"
     _, plain = run(text, 40, 60)
-    _, merged = run(text, 40, 60, min_tokens=10)
+    _, merged = run(text, 40, 60, min_tokens=15)
     small = next(c for c in plain if c.markdown.startswith("- tiny"))
     following = plain[small.index + 1]
-    assert small.token_count < 10 and plain[small.index - 1].token_count > following.token_count
+    assert small.token_count < 15 and plain[small.index - 1].token_count > following.token_count
     assert any(c.char_span == (small.char_span[0], following.char_span[1]) for c in merged)
 
 
@@ -200,10 +200,10 @@ def test_min_tokens_rejoins_pieces_of_a_cut_code_block_into_one_fence() -> None:
     """The small last piece of a code block joins the piece before it; the inner close and re-open fall away."""
     code = "```python\n" + "\n".join(f"x{i} = {i}" for i in range(17)) + "\n```"
     _, plain = run(f"# A\n\n{code}\n", 40, 60)
-    _, merged = run(f"# A\n\n{code}\n", 40, 60, min_tokens=20)
-    assert plain[-1].token_count < 20 and plain[-1].added_prefix.startswith("```python")
+    _, merged = run(f"# A\n\n{code}\n", 40, 60, min_tokens=30)
+    assert plain[-1].token_count < 30 and plain[-1].added_prefix.startswith("```python")
     last = merged[-1]
-    assert len(merged) == len(plain) - 1
+    assert len(merged) < len(plain)
     assert last.char_span == (plain[-2].char_span[0], plain[-1].char_span[1])
     assert last.markdown.count("```") == 2 and unclosed_fences(last.markdown) == 0
 
@@ -213,8 +213,8 @@ def test_min_tokens_rejoins_table_pieces_without_the_repeated_header() -> None:
     rows = "\n".join(f"| r{i} | v{i} |" for i in range(13))
     table = f"| name | value |\n|---|---|\n{rows}"
     _, plain = run(f"# A\n\n{table}\n", 40, 60)
-    _, merged = run(f"# A\n\n{table}\n", 40, 60, min_tokens=25)
-    assert plain[-1].token_count < 25 and plain[-1].added_prefix
+    _, merged = run(f"# A\n\n{table}\n", 40, 60, min_tokens=32)
+    assert plain[-1].token_count < 32 and plain[-1].added_prefix
     assert len(merged) < len(plain)
     assert all(c.markdown.count("| name | value |") == 1 for c in merged)
 

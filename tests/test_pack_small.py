@@ -255,15 +255,14 @@ def test_small_preamble_never_joins_heading_content() -> None:
     assert chunks[0].flags == []
 
 
-def test_small_last_piece_of_a_cut_block_is_not_joined_back_by_default() -> None:
-    """Pieces of one cut block are never joined back by default (target would mean nothing);
-    min_tokens asks for it, and then they are. Sentences of 40, 40 and 5 tokens cut at
-    target 40 give those three pieces, whatever the cutter prefers."""
+def test_small_last_piece_of_a_cut_block_joins_its_neighbour_in_the_cutter() -> None:
+    """Sentences of 40, 40 and 5 tokens cut at target 40: the cutter leaves no sliver where
+    joining fits the cap (README, method step 11), so the 5 tokens go with the second piece,
+    with or without min_tokens; at a cap that the join would exceed, the sliver stays."""
     text = f"{words(39, 'one')}. {words(39, 'two')}. {words(4, 'three')}.\n"
-    plain = run(text, 40, 60)
-    assert [c.token_count for c in plain] == [40, 40, 5]  # 5 is under min(50, 40 // 4)
-    merged = run(text, 40, 60, min_tokens=10)
-    assert [c.token_count for c in merged] == [40, 45]
+    assert [c.token_count for c in run(text, 40, 60)] == [40, 45]
+    assert [c.token_count for c in run(text, 40, 60, min_tokens=10)] == [40, 45]
+    assert [c.token_count for c in run(text, 40, 44)] == [40, 40, 5]
 
 
 def test_min_tokens_joins_across_sections_under_their_common_section() -> None:
