@@ -209,28 +209,40 @@ class TextCounts:
         """
         text, tokenizer = self._text, self._tokenizer
         count = tokenizer.count
-        offsets = self._token_offsets()
+        followings = [start for start, _ in spans[1:]]  # where the text after each block ends
+        if spans:
+            followings.append(len(text))
         out: list[tuple[int, int]] = []
-        lo = 0
-        for n, (start, end) in enumerate(spans):
-            following = spans[n + 1][0] if n + 1 < len(spans) else len(text)
-            piece = text[start:end]
-            if not tokenizer.line_additive:
+        if not tokenizer.line_additive:
+            for (start, end), following in zip(spans, followings, strict=True):
+                piece = text[start:end]
                 out.append((count(piece), tokenizer.join_cost(piece, text[end:following])))
-                continue
-            tail = _pretoken_tail(piece)
-            join = _join_cost(count, tail, text[end:following]) if following > end else 0
+            return out
+        offsets = self._token_offsets()
+        size = len(offsets) if offsets is not None else 0
+        joins: dict[tuple[str, str], int] = {}  # the gaps and tails of a document repeat
+        lo = 0
+        for (start, end), (first_byte, end_byte), following in zip(spans, byte_spans, followings, strict=True):
+            cut = _tail_start(text, start, end)
+            tail = text[cut:end] if cut < end else ""
+            join = 0
+            if following > end:
+                gap = text[end:following]
+                known = joins.get((tail, gap))
+                if known is None:
+                    known = joins[tail, gap] = _join_cost(count, tail, gap)
+                join = known
             tokens = -1
-            if offsets is not None:
-                first_byte, end_byte = byte_spans[n]
+            if size:
+                assert offsets is not None
                 tail_byte = end_byte - (len(tail.encode("utf-8")) if tail else 0)
                 i = bisect_left(offsets, first_byte, lo)
-                if i < len(offsets) and offsets[i] == first_byte:
+                if i < size and offsets[i] == first_byte:
                     j = bisect_left(offsets, tail_byte, i)
-                    if j < len(offsets) and offsets[j] == tail_byte:
+                    if j < size and offsets[j] == tail_byte:
                         tokens = j - i + (_count_short(count, tail) if tail else 0)
                         lo = j
-            out.append((tokens if tokens >= 0 else count(piece), join))
+            out.append((tokens if tokens >= 0 else count(text[start:end]), join))
         return out
 
     def total(self, blocks: Sequence[tuple[int, int]], first_start: int) -> int:
@@ -276,6 +288,29 @@ def _pretoken_tail(text: str) -> str:
         if i and text[i - 1] == " ":
             i -= 1
     return text[i:end]
+
+
+# ASCII characters by what they are to the pre-tokenizer (see _pretoken_tail): letters and
+# digits, and the characters of a punctuation pre-token (neither space nor letter nor digit).
+_ASCII_WORD = frozenset(c for c in map(chr, range(128)) if _is_word_char(c))
+_ASCII_PUNCT = frozenset(c for c in map(chr, range(128)) if not c.isspace() and not _is_word_char(c))
+
+
+def _tail_start(text: str, start: int, end: int) -> int:
+    """Where :func:`_pretoken_tail` of ``text[start:end]`` starts, without copying the piece in the common cases."""
+    end = min(end, len(text))
+    if end <= start:
+        return end
+    last = text[end - 1]
+    if last in _ASCII_WORD:  # a word or number ends the text: no tail
+        return end
+    if last in _ASCII_PUNCT:  # a run of ASCII punctuation, maybe after one space
+        i = end - 1
+        while i > start and text[i - 1] in _ASCII_PUNCT:
+            i -= 1
+        if i == start or text[i - 1].isascii():
+            return i - 1 if i > start and text[i - 1] == " " else i
+    return end - len(_pretoken_tail(text[start:end]))
 
 
 @functools.lru_cache(maxsize=4096)
