@@ -261,6 +261,78 @@ class Document:
         )
 
 
+# Constructors for blocks and sections whose values are valid by construction (the parser's):
+# they set the slots directly. A frozen dataclass's __init__ sets each field through
+# object.__setattr__ and checks a block in __post_init__, which makes it twice as slow;
+# tests/test_parse.py checks that these give what the dataclass constructors give.
+_new = object.__new__
+_BLOCK_SLOTS = tuple(Block.__dict__[name].__set__ for name in Block.__slots__)
+_SECTION_SLOTS = tuple(Section.__dict__[name].__set__ for name in Section.__slots__)
+(_b_kind, _b_char, _b_byte, _b_line, _b_tokens, _b_join, _b_level, _b_title, _b_info) = _BLOCK_SLOTS
+(
+    _s_level, _s_title, _s_heading, _s_blocks, _s_children, _s_first, _s_direct_end, _s_end,
+    _s_char, _s_byte, _s_line, _s_own, _s_tokens,
+) = _SECTION_SLOTS  # fmt: skip
+
+
+def new_block(
+    kind: str,
+    char_span: Span,
+    byte_span: Span,
+    line_span: Span,
+    tokens: int,
+    join_tokens: int = 0,
+    level: int = 0,
+    title: str = "",
+    info: str = "",
+) -> Block:
+    """``Block(...)`` without its checks, for values valid by construction (see above)."""
+    block = _new(Block)
+    _b_kind(block, kind)
+    _b_char(block, char_span)
+    _b_byte(block, byte_span)
+    _b_line(block, line_span)
+    _b_tokens(block, tokens)
+    _b_join(block, join_tokens)
+    _b_level(block, level)
+    _b_title(block, title)
+    _b_info(block, info)
+    return block
+
+
+def new_section(
+    level: int,
+    title: str,
+    heading: Block | None,
+    blocks: tuple[Block, ...],
+    children: tuple[Section, ...],
+    first: int,
+    direct_end: int,
+    end: int,
+    char_span: Span,
+    byte_span: Span,
+    line_span: Span,
+    own_tokens: int,
+    tokens: int,
+) -> Section:
+    """``Section(...)``, setting the slots directly (see above)."""
+    section = _new(Section)
+    _s_level(section, level)
+    _s_title(section, title)
+    _s_heading(section, heading)
+    _s_blocks(section, blocks)
+    _s_children(section, children)
+    _s_first(section, first)
+    _s_direct_end(section, direct_end)
+    _s_end(section, end)
+    _s_char(section, char_span)
+    _s_byte(section, byte_span)
+    _s_line(section, line_span)
+    _s_own(section, own_tokens)
+    _s_tokens(section, tokens)
+    return section
+
+
 def cumulative_tokens(blocks: Sequence[Block]) -> list[int]:
     """Prefix sums of block tokens plus joins: entry k covers blocks[:k]."""
     cumulative = [0]

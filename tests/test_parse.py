@@ -163,3 +163,25 @@ def test_plain_titles_skip_the_inline_parse_with_the_same_result(title: str) -> 
     from chunker.parse import _parsed_plain_text, plain_text
 
     assert plain_text(title) == (_parsed_plain_text(title) if title.strip() else "")
+
+
+def test_fast_constructors_build_what_the_dataclass_constructors_build() -> None:
+    """new_block and new_section (the parser's, without checks) equal Block(...) and Section(...), field by field."""
+    import dataclasses
+
+    from chunker.model import Block, Section, new_block, new_section
+
+    block_values = ("heading", (1, 2), (3, 4), (5, 6), 7, 8, 9, "title", "info")
+    block = new_block(*block_values)
+    assert block == Block(*block_values)
+    assert [getattr(block, f.name) for f in dataclasses.fields(Block)] == list(block_values)
+    section_values = (2, "T", block, (block,), (), 10, 11, 12, (13, 14), (15, 16), (17, 18), 19, 20)
+    section = new_section(*section_values)  # type: ignore[arg-type]
+    assert section == Section(*section_values)  # type: ignore[arg-type]
+    assert [getattr(section, f.name) for f in dataclasses.fields(Section)] == list(section_values)
+    try:
+        block.tokens = 0  # type: ignore[misc]
+    except dataclasses.FrozenInstanceError:
+        pass
+    else:
+        raise AssertionError("a block made by new_block is frozen like any other")
