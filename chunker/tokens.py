@@ -245,6 +245,11 @@ class TextCounts:
             out.append((tokens if tokens >= 0 else count(text[start:end]), join))
         return out
 
+    def whole(self) -> int | None:
+        """Tokens of the whole text when it was encoded whole, else ``None`` (then see :meth:`total`)."""
+        offsets = self._token_offsets()
+        return None if offsets is None else len(offsets) - 1
+
     def total(self, blocks: Sequence[tuple[int, int]], first_start: int) -> int:
         """Tokens of the whole text, given :meth:`blocks` of its blocks and where the first starts."""
         offsets = self._token_offsets()
