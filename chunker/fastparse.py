@@ -202,30 +202,50 @@ def _md() -> Any:
     return _parser
 
 
-def top_level_blocks(body: str, line_starts: list[int] | None = None) -> list[RawBlock] | None:
+def top_level_blocks(body: str, byte_line_starts: list[int] | None = None) -> list[RawBlock] | None:
     """Top-level blocks of ``body`` as markdown-it-py finds them, or ``None`` (see module notes).
 
-    ``line_starts`` are the char offsets of the lines of ``body`` when the caller has them
-    (an ASCII body then needs no byte offsets of its own). Link reference definitions yield
-    no block, as with markdown-it-py; the caller fills such gaps.
+    ``byte_line_starts`` are the UTF-8 offsets of the line starts of ``body`` when the caller
+    has them (:meth:`chunker.spans.SourceMap.byte_lines`). Link reference definitions yield
+    no block, as with markdown-it-py; the caller fills such gaps. Heading titles are the
+    inline source.
     """
-    parsed = _tree(body, line_starts)
+    parsed = _tree(body, byte_line_starts)
     if parsed is None:
         return None
-    root, line_starts = parsed
+    root, starts = parsed
+    kinds = _KIND_BY_NODE
     blocks: list[RawBlock] = []
+    append = blocks.append
+    code: list[tuple[int, int]] = []
     for node in root.children:
-        kind = _KIND_BY_NODE.get(node.name)
+        name = node.name
+        kind = kinds.get(name)
         if kind is None:  # "definition": a link reference definition, no token in markdown-it-py either
             continue
-        first, stop = _lines(node.srcmap, line_starts)
-        level, title, info = 0, "", ""
+        start, end = node.srcmap  # the lines it touches, as _lines finds them
+        first = bisect_right(starts, start) - 1
+        stop = bisect_right(starts, end - 1 if end > start else start)
         if kind == "heading":
-            level = int(node.meta["level"])
-            title = "".join(str(child.meta.get("content", "")) for child in node.children)
-        elif node.name == "fence":
-            info = str(node.meta.get("info", "")).strip()
-        blocks.append((kind, first, stop, level, title, info))
+            children = node.children
+            title = (
+                str(children[0].meta.get("content", ""))
+                if len(children) == 1
+                else "".join(str(child.meta.get("content", "")) for child in children)
+            )
+            append((kind, first, stop, int(node.meta["level"]), title, ""))
+        elif kind == "code":
+            code.append((first, stop))
+            info = str(node.meta.get("info", "")).strip() if name == "fence" else ""
+            append((kind, first, stop, 0, "", info))
+        else:
+            append((kind, first, stop, 0, "", ""))
+    # Constructs inside code blocks do not count: the top-level ones first; only when that
+    # is not enough, those nested in lists and quotes too (a walk of the containers).
+    if diverges(body, code) and diverges(
+        body, sorted(_lines(node.srcmap, starts) for node in _code_blocks(root.children))
+    ):
+        return None
     return blocks
 
 
@@ -241,7 +261,7 @@ def inner_blocks(text: str) -> list[RawInner] | None:
     if _DIVERGENT_INSIDE.search("\n" + text.replace("\r", "\n")):
         return None
     parsed = _tree(text, None)
-    if parsed is None:
+    if parsed is None or not _agrees(text, *parsed):
         return None
     root, line_starts = parsed
     return _inner(root.children, "", line_starts)
@@ -279,10 +299,11 @@ def _lines(srcmap: tuple[int, int], line_starts: list[int]) -> tuple[int, int]:
     return bisect_right(line_starts, start) - 1, bisect_right(line_starts, max(end - 1, start))
 
 
-def _tree(text: str, line_starts: list[int] | None) -> tuple[Any, list[int]] | None:
-    """markdown-it.rs's tree of ``text`` and the offsets its source maps use for line starts;
-    ``None`` where markdown-it-py's answer could differ. ``line_starts``: the char offsets
-    of the lines, if the caller has them."""
+def _tree(text: str, byte_line_starts: list[int] | None) -> tuple[Any, list[int]] | None:
+    """markdown-it.rs's tree of ``text`` and the UTF-8 offsets of its line starts (which its
+    source maps use); ``None`` where markdown-it-py's answer could differ, as far as can be
+    told before the caller looks for divergent constructs (:func:`diverges`).
+    ``byte_line_starts``: those offsets, if the caller has them."""
     if not enabled():
         return None
     deep = _deep_prefixes(text)
@@ -294,15 +315,21 @@ def _tree(text: str, line_starts: list[int] | None) -> tuple[Any, list[int]] | N
         return None
     if deep and _depth(root.children, 0) >= _SAFE_NESTING:
         return None
-    if line_starts is None or not text.isascii():  # source maps are UTF-8 byte offsets
-        line_starts = line_bounds(text if text.isascii() else text.encode("utf-8"))[0]
-    # Constructs inside code blocks do not count: the top-level ones first; only when that
-    # is not enough, those nested in lists and quotes too (a walk of the containers).
-    if diverges(text, [_lines(node.srcmap, line_starts) for node in root.children if node.name in _CODE]) and (
-        diverges(text, sorted(_lines(node.srcmap, line_starts) for node in _code_blocks(root.children)))
-    ):
-        return None
-    return root, line_starts
+    if byte_line_starts is None:
+        byte_line_starts = line_bounds(text if text.isascii() else text.encode("utf-8"))[0]
+    return root, byte_line_starts
+
+
+def _agrees(text: str, root: Any, line_starts: list[int]) -> bool:
+    """Whether no construct on which the parsers may part ways lies outside code (:func:`diverges`).
+
+    Constructs inside code blocks do not count: the top-level ones first; only when that
+    is not enough, those nested in lists and quotes too (a walk of the containers).
+    """
+    return not (
+        diverges(text, [_lines(node.srcmap, line_starts) for node in root.children if node.name in _CODE])
+        and diverges(text, sorted(_lines(node.srcmap, line_starts) for node in _code_blocks(root.children)))
+    )
 
 
 def _many_definitions(text: str) -> bool:
