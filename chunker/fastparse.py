@@ -89,8 +89,9 @@ _MANY_DEFINITIONS = 200
 # :func:`diverges` in linear time: each scan jumps between candidate lines in C.
 _MARKER = r"(?:[-+*]|\d{1,9}[.)])"
 _CONTAINER_PREFIX = r"(?:[ \t>]|" + _MARKER + r"[ \t])*"
-# a line of container markers only, ending in a list marker: an empty list item
-_EMPTY_ITEM = re.compile(r"\n[ \t>]*(?:" + _MARKER + r"[ \t]+)*" + _MARKER + r"[ \t]*(?=\n)")
+# a line of container markers only, ending in a list marker: an empty list item (the markers
+# written marker first, so that a line without one fails at once: this scan meets every line)
+_EMPTY_ITEM = re.compile(r"\n[ \t>]*" + _MARKER + r"(?:[ \t]+" + _MARKER + r")*[ \t]*(?=\n)")
 # the markers before a blockquote's ">" (in list items too); an empty quote in a container (">>", "> - >")
 _QUOTE_PREFIX = re.compile(_CONTAINER_PREFIX)
 _ORDERED_LINE = re.compile(r"\n[ \t>]*(\d{1,9})[.)](?:[ \t]|\n)")
