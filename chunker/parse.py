@@ -239,19 +239,21 @@ def _gap_blocks(text: str, source: SourceMap, first: int, stop: int) -> list[_Ra
 
 
 def _count(text: str, source: SourceMap, counts: TextCounts, ranges: list[_Range]) -> list[Block]:
+    """The blocks of ``ranges`` with their spans and counts (column by column: the loops run in C)."""
+    if not ranges:
+        return []
+    kinds, firsts, stops, levels, titles, infos = zip(*ranges, strict=True)
+    lasts = list(map((-1).__add__, stops))  # the last line of each block
     starts, ends = source.line_starts, source.line_ends
-    spans = [(starts[first], ends[stop - 1]) for _, first, stop, _, _, _ in ranges]
+    spans = list(zip(map(starts.__getitem__, firsts), map(ends.__getitem__, lasts), strict=True))
     if source.ascii:
         byte_spans = spans
     else:
         byte_starts, byte_ends = source.byte_lines()
-        byte_spans = [(byte_starts[first], byte_ends[stop - 1]) for _, first, stop, _, _, _ in ranges]
-    return [
-        new_block(kind, span, byte_span, (first + 1, stop), tokens, join_tokens, level, title, info)
-        for (kind, first, stop, level, title, info), span, byte_span, (tokens, join_tokens) in zip(
-            ranges, spans, byte_spans, counts.blocks(spans, byte_spans), strict=True
-        )
-    ]
+        byte_spans = list(zip(map(byte_starts.__getitem__, firsts), map(byte_ends.__getitem__, lasts), strict=True))
+    line_spans = zip(map((1).__add__, firsts), stops, strict=True)
+    tokens, joins = zip(*counts.blocks(spans, byte_spans), strict=True)
+    return list(map(new_block, kinds, spans, byte_spans, line_spans, tokens, joins, levels, titles, infos))
 
 
 def _build_tree(name: str, blocks: tuple[Block, ...]) -> Section:
