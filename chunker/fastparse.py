@@ -219,14 +219,21 @@ def top_level_blocks(body: str, byte_line_starts: list[int] | None = None) -> li
     blocks: list[RawBlock] = []
     append = blocks.append
     code: list[tuple[int, int]] = []
+    # The lines a node touches, as _lines finds them. Nodes come in order, and a line holds at
+    # least one byte: the line holding byte b is at most b - starts[k] lines after line k.
+    # Searching only there keeps each search to nearby entries of a long list.
+    lines, first = len(starts), 0
     for node in root.children:
         name = node.name
         kind = kinds.get(name)
         if kind is None:  # "definition": a link reference definition, no token in markdown-it-py either
             continue
-        start, end = node.srcmap  # the lines it touches, as _lines finds them
-        first = bisect_right(starts, start) - 1
-        stop = bisect_right(starts, end - 1 if end > start else start)
+        start, end = node.srcmap
+        hi = first + start - starts[first] + 1
+        first = bisect_right(starts, start, first, hi if hi < lines else lines) - 1
+        last = end - 1 if end > start else start
+        hi = first + last - starts[first] + 1
+        stop = bisect_right(starts, last, first, hi if hi < lines else lines)
         if kind == "heading":
             children = node.children
             title = (
