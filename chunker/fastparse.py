@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from chunker.spans import line_bounds
@@ -203,13 +203,19 @@ def _md() -> Any:
     return _parser
 
 
-def top_level_blocks(body: str, byte_line_starts: list[int] | None = None) -> list[RawBlock] | None:
+def top_level_blocks(
+    body: str,
+    byte_line_starts: list[int] | None = None,
+    atx_heading: Callable[[int], tuple[int, str] | None] | None = None,
+) -> list[RawBlock] | None:
     """Top-level blocks of ``body`` as markdown-it-py finds them, or ``None`` (see module notes).
 
     ``byte_line_starts`` are the UTF-8 offsets of the line starts of ``body`` when the caller
     has them (:meth:`chunker.spans.SourceMap.byte_lines`). Link reference definitions yield
     no block, as with markdown-it-py; the caller fills such gaps. Heading titles are the
-    inline source.
+    inline source. ``atx_heading(line)``, when given, reads the level and inline source of
+    the ATX heading on that line from the text (``None``: take them from the tree, which
+    costs more).
     """
     parsed = _tree(body, byte_line_starts)
     if parsed is None:
@@ -235,6 +241,10 @@ def top_level_blocks(body: str, byte_line_starts: list[int] | None = None) -> li
         hi = first + last - starts[first] + 1
         stop = bisect_right(starts, last, first, hi if hi < lines else lines)
         if kind == "heading":
+            read = atx_heading(first) if atx_heading is not None and name == "heading" else None
+            if read is not None:
+                append((kind, first, stop, read[0], read[1], ""))
+                continue
             children = node.children
             title = (
                 str(children[0].meta.get("content", ""))

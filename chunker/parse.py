@@ -25,6 +25,14 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+try:  # how markdown-it-py trims a heading's content
+    from markdown_it.common.utils import mdTrim as _md_trim
+except ImportError:  # pragma: no cover - markdown-it-py 3 trims with str.strip
+
+    def _md_trim(string: str) -> str:
+        return string.strip()
+
+
 from chunker import fastparse
 from chunker.model import Block, Document, Section, cumulative_tokens, new_block, new_section
 from chunker.spans import SourceMap, line_bounds
@@ -152,11 +160,15 @@ def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:
     body = text
     if fm_lines:  # keep line numbers: the front matter lines become empty lines
         body = "\n" * fm_lines + text[source.line_starts[fm_lines] :] if fm_lines < source.line_count else ""
-    found = fastparse.top_level_blocks(body, None if fm_lines else source.byte_lines()[0])
+    starts, ends = source.line_starts, source.line_ends
+
+    def atx_heading(line: int) -> tuple[int, str] | None:  # the body's lines are the text's but for front matter
+        return _atx_heading(text[starts[line] : ends[line]])
+
+    found = fastparse.top_level_blocks(body, None if fm_lines else source.byte_lines()[0], atx_heading)
     fast = found is not None
     if found is None:
         found = _markdown_it_ranges(body)
-    starts, ends = source.line_starts, source.line_ends
     non_blank = _NON_BLANK.search  # a blank line holds nothing but spaces and tabs
     ranges: list[_Range] = []
     append = ranges.append
@@ -180,6 +192,28 @@ def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:
     if line_count > cursor and non_blank(text, starts[cursor], ends[line_count - 1]) is not None:
         ranges.extend(_gap_blocks(text, source, cursor, line_count))
     return ranges
+
+
+_ATX_OPENING = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
+
+
+def _atx_heading(line: str) -> tuple[int, str] | None:
+    """Level and inline source of the ATX heading ``line``, as markdown-it-py's heading rule
+    takes them (the opening and closing sequences cut, then trimmed); ``None`` for a line that
+    does not open like one, or holds a NUL (markdown-it-py reads it as U+FFFD)."""
+    opening = _ATX_OPENING.match(line)
+    if opening is None or "\x00" in line:
+        return None
+    start = opening.end()
+    maximum = len(line)
+    while maximum > start and line[maximum - 1] in " \t":  # state.skipSpacesBack
+        maximum -= 1
+    end = maximum
+    while end > start and line[end - 1] == "#":  # state.skipCharsStrBack: a closing sequence
+        end -= 1
+    if end > start and line[end - 1] in " \t":
+        maximum = end
+    return len(opening.group(1)), _md_trim(line[start:maximum])
 
 
 def _markdown_it_ranges(body: str) -> list[_Range]:

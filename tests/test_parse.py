@@ -185,3 +185,15 @@ def test_fast_constructors_build_what_the_dataclass_constructors_build() -> None
         pass
     else:
         raise AssertionError("a block made by new_block is frozen like any other")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("# \t#x*_\\`\u00a0\u2003é#\x0b\x0c")), max_size=14))
+def test_atx_heading_reads_a_line_as_markdown_it_py_does(line: str) -> None:
+    """Level and content of an ATX heading line read off the text equal markdown-it-py's heading tokens."""
+    from chunker.parse import _atx_heading, _block_tokens
+
+    tokens = _block_tokens(line)
+    if not tokens or tokens[0].type != "heading_open" or tokens[0].map != [0, 1]:
+        return  # not a heading on its own: the tree is read instead
+    assert _atx_heading(line) == (int(tokens[0].tag[1:]), tokens[1].content)
