@@ -197,3 +197,32 @@ def test_atx_heading_reads_a_line_as_markdown_it_py_does(line: str) -> None:
     if not tokens or tokens[0].type != "heading_open" or tokens[0].map != [0, 1]:
         return  # not a heading on its own: the tree is read instead
     assert _atx_heading(line) == (int(tokens[0].tag[1:]), tokens[1].content)
+
+
+def test_the_garbage_collector_is_as_it_was_after_a_parse() -> None:
+    """parse pauses the cyclic collector and leaves it as it found it: on, off, after an error, across threads."""
+    import gc
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pytest
+
+    text = "# T\n\n" + "para.\n\n" * 500
+
+    def failing(piece: str) -> int:
+        raise RuntimeError("no count")
+
+    assert gc.isenabled()
+    chunker.parse(text)
+    assert gc.isenabled()
+    with pytest.raises(chunker.TokenizerError):
+        chunker.parse(text, tokenizer=failing)
+    assert gc.isenabled()
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(chunker.parse, [text] * 16))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        chunker.parse(text)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
