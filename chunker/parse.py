@@ -38,7 +38,7 @@ except ImportError:  # pragma: no cover - markdown-it-py 3 trims with str.strip
 
 
 from chunker import fastparse
-from chunker.model import Block, Document, Section, cumulative_tokens, new_block, new_section
+from chunker.model import Block, Document, Section, cumulative_tokens, new_blocks, new_section
 from chunker.spans import SourceMap, line_bounds
 from chunker.tokens import TextCounts, Tokenizer, get_tokenizer
 
@@ -336,9 +336,9 @@ def _count(text: str, source: SourceMap, counts: TextCounts, ranges: list[_Range
     else:
         byte_starts, byte_ends = source.byte_lines()
         byte_spans = list(zip(map(byte_starts.__getitem__, firsts), map(byte_ends.__getitem__, lasts), strict=True))
-    line_spans = zip(map((1).__add__, firsts), stops, strict=True)
+    line_spans = list(zip(map((1).__add__, firsts), stops, strict=True))
     tokens, joins = zip(*counts.blocks(spans, byte_spans), strict=True)
-    return list(map(new_block, kinds, spans, byte_spans, line_spans, tokens, joins, levels, titles, infos))
+    return new_blocks(kinds, spans, byte_spans, line_spans, tokens, joins, levels, titles, infos)
 
 
 def _build_tree(name: str, blocks: tuple[Block, ...]) -> Section:

@@ -166,14 +166,16 @@ def test_plain_titles_skip_the_inline_parse_with_the_same_result(title: str) -> 
 
 
 def test_fast_constructors_build_what_the_dataclass_constructors_build() -> None:
-    """new_block and new_section (the parser's, without checks) equal Block(...) and Section(...), field by field."""
+    """new_blocks and new_section (the parser's, without checks) equal Block(...) and Section(...), field by field."""
     import dataclasses
 
-    from chunker.model import Block, Section, new_block, new_section
+    from chunker.model import Block, Section, new_blocks, new_section
 
     block_values = ("heading", (1, 2), (3, 4), (5, 6), 7, 8, 9, "title", "info")
-    block = new_block(*block_values)
-    assert block == Block(*block_values)
+    other_values = ("text", (2, 3), (4, 5), (6, 7), 8, 9, 0, "", "")
+    block, other = new_blocks(*zip(block_values, other_values, strict=True))
+    assert (block, other) == (Block(*block_values), Block(*other_values))
+    assert new_blocks(*([],) * 9) == []
     assert [getattr(block, f.name) for f in dataclasses.fields(Block)] == list(block_values)
     section_values = (2, "T", block, (block,), (), 10, 11, 12, (13, 14), (15, 16), (17, 18), 19, 20)
     section = new_section(*section_values)  # type: ignore[arg-type]
@@ -184,7 +186,7 @@ def test_fast_constructors_build_what_the_dataclass_constructors_build() -> None
     except dataclasses.FrozenInstanceError:
         pass
     else:
-        raise AssertionError("a block made by new_block is frozen like any other")
+        raise AssertionError("a block made by new_blocks is frozen like any other")
 
 
 @settings(max_examples=500, deadline=None)
