@@ -352,7 +352,7 @@ def _agrees(text: str, root: Any, line_starts: list[int]) -> bool:
 
 def _many_definitions(text: str) -> bool:
     """Whether a run of lines holds more than _MANY_DEFINITIONS that open like link reference definitions."""
-    if "]:" not in text:
+    if text.count("]:") <= _MANY_DEFINITIONS:  # each such line holds one: not enough of them at all
         return False
     padded = "\n" + text.replace("\r", "\n") + "\n"
     run_end = count = 0
