@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -127,26 +127,41 @@ class ChunkSet(Sequence[Chunk]):
 
     ``outline`` is the document's section outline (:func:`chunker.hierarchy.outline`),
     written to the JSON and used by the hierarchy navigation and :meth:`layers`;
-    None for a chunk set read from JSON written before it existed. ``text`` is
-    the source, kept in memory only, for the text of the document and section layers.
+    None for a chunk set read from JSON written before it existed. It may be given
+    as a function that makes it, called on first use (the engine's chunk sets: most
+    callers never ask). ``text`` is the source, kept in memory only, for the text of
+    the document and section layers.
     """
 
-    __slots__ = ("_chunks", "_text", "_tree", "config", "document", "outline")
+    __slots__ = ("_chunks", "_outline", "_text", "_tree", "config", "document")
 
     def __init__(
         self,
         chunks: Sequence[Chunk],
         document: dict[str, Any],
         config: dict[str, Any],
-        outline: Sequence[OutlineEntry] | None = None,
+        outline: Sequence[OutlineEntry] | Callable[[], Sequence[OutlineEntry]] | None = None,
         text: str | None = None,
     ) -> None:
         self._chunks = tuple(chunks)
         self.document = document
         self.config = config
-        self.outline = None if outline is None else tuple(outline)
+        self._outline = outline if outline is None or callable(outline) else tuple(outline)
         self._text = text
         self._tree: Hierarchy | None = None
+
+    @property
+    def outline(self) -> tuple[OutlineEntry, ...] | None:
+        """The document's section outline, or None (see the class notes)."""
+        outline = self._outline
+        if callable(outline):
+            outline = self._outline = tuple(outline())
+        return outline
+
+    def __getstate__(self) -> object:
+        """Pickle with the outline made: a function that makes it may not pickle."""
+        _ = self.outline
+        return object.__getstate__(self)
 
     def __len__(self) -> int:
         return len(self._chunks)

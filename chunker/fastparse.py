@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from chunker.spans import line_bounds
@@ -89,8 +89,9 @@ _MANY_DEFINITIONS = 200
 # :func:`diverges` in linear time: each scan jumps between candidate lines in C.
 _MARKER = r"(?:[-+*]|\d{1,9}[.)])"
 _CONTAINER_PREFIX = r"(?:[ \t>]|" + _MARKER + r"[ \t])*"
-# a line of container markers only, ending in a list marker: an empty list item
-_EMPTY_ITEM = re.compile(r"\n[ \t>]*(?:" + _MARKER + r"[ \t]+)*" + _MARKER + r"[ \t]*(?=\n)")
+# a line of container markers only, ending in a list marker: an empty list item (the markers
+# written marker first, so that a line without one fails at once: this scan meets every line)
+_EMPTY_ITEM = re.compile(r"\n[ \t>]*" + _MARKER + r"(?:[ \t]+" + _MARKER + r")*[ \t]*(?=\n)")
 # the markers before a blockquote's ">" (in list items too); an empty quote in a container (">>", "> - >")
 _QUOTE_PREFIX = re.compile(_CONTAINER_PREFIX)
 _ORDERED_LINE = re.compile(r"\n[ \t>]*(\d{1,9})[.)](?:[ \t]|\n)")
@@ -202,30 +203,67 @@ def _md() -> Any:
     return _parser
 
 
-def top_level_blocks(body: str, line_starts: list[int] | None = None) -> list[RawBlock] | None:
+def top_level_blocks(
+    body: str,
+    byte_line_starts: list[int] | None = None,
+    atx_heading: Callable[[int], tuple[int, str] | None] | None = None,
+) -> list[RawBlock] | None:
     """Top-level blocks of ``body`` as markdown-it-py finds them, or ``None`` (see module notes).
 
-    ``line_starts`` are the char offsets of the lines of ``body`` when the caller has them
-    (an ASCII body then needs no byte offsets of its own). Link reference definitions yield
-    no block, as with markdown-it-py; the caller fills such gaps.
+    ``byte_line_starts`` are the UTF-8 offsets of the line starts of ``body`` when the caller
+    has them (:meth:`chunker.spans.SourceMap.byte_lines`). Link reference definitions yield
+    no block, as with markdown-it-py; the caller fills such gaps. Heading titles are the
+    inline source. ``atx_heading(line)``, when given, reads the level and inline source of
+    the ATX heading on that line from the text (``None``: take them from the tree, which
+    costs more).
     """
-    parsed = _tree(body, line_starts)
+    parsed = _tree(body, byte_line_starts)
     if parsed is None:
         return None
-    root, line_starts = parsed
+    root, starts = parsed
+    kinds = _KIND_BY_NODE
     blocks: list[RawBlock] = []
+    append = blocks.append
+    code: list[tuple[int, int]] = []
+    # The lines a node touches, as _lines finds them. Nodes come in order, and a line holds at
+    # least one byte: the line holding byte b is at most b - starts[k] lines after line k.
+    # Searching only there keeps each search to nearby entries of a long list.
+    lines, first = len(starts), 0
     for node in root.children:
-        kind = _KIND_BY_NODE.get(node.name)
+        name = node.name
+        kind = kinds.get(name)
         if kind is None:  # "definition": a link reference definition, no token in markdown-it-py either
             continue
-        first, stop = _lines(node.srcmap, line_starts)
-        level, title, info = 0, "", ""
+        start, end = node.srcmap
+        hi = first + start - starts[first] + 1
+        first = bisect_right(starts, start, first, hi if hi < lines else lines) - 1
+        last = end - 1 if end > start else start
+        hi = first + last - starts[first] + 1
+        stop = bisect_right(starts, last, first, hi if hi < lines else lines)
         if kind == "heading":
-            level = int(node.meta["level"])
-            title = "".join(str(child.meta.get("content", "")) for child in node.children)
-        elif node.name == "fence":
-            info = str(node.meta.get("info", "")).strip()
-        blocks.append((kind, first, stop, level, title, info))
+            read = atx_heading(first) if atx_heading is not None and name == "heading" else None
+            if read is not None:
+                append((kind, first, stop, read[0], read[1], ""))
+                continue
+            children = node.children
+            title = (
+                str(children[0].meta.get("content", ""))
+                if len(children) == 1
+                else "".join(str(child.meta.get("content", "")) for child in children)
+            )
+            append((kind, first, stop, int(node.meta["level"]), title, ""))
+        elif kind == "code":
+            code.append((first, stop))
+            info = str(node.meta.get("info", "")).strip() if name == "fence" else ""
+            append((kind, first, stop, 0, "", info))
+        else:
+            append((kind, first, stop, 0, "", ""))
+    # Constructs inside code blocks do not count: the top-level ones first; only when that
+    # is not enough, those nested in lists and quotes too (a walk of the containers).
+    if diverges(body, code) and diverges(
+        body, sorted(_lines(node.srcmap, starts) for node in _code_blocks(root.children))
+    ):
+        return None
     return blocks
 
 
@@ -241,7 +279,7 @@ def inner_blocks(text: str) -> list[RawInner] | None:
     if _DIVERGENT_INSIDE.search("\n" + text.replace("\r", "\n")):
         return None
     parsed = _tree(text, None)
-    if parsed is None:
+    if parsed is None or not _agrees(text, *parsed):
         return None
     root, line_starts = parsed
     return _inner(root.children, "", line_starts)
@@ -279,10 +317,11 @@ def _lines(srcmap: tuple[int, int], line_starts: list[int]) -> tuple[int, int]:
     return bisect_right(line_starts, start) - 1, bisect_right(line_starts, max(end - 1, start))
 
 
-def _tree(text: str, line_starts: list[int] | None) -> tuple[Any, list[int]] | None:
-    """markdown-it.rs's tree of ``text`` and the offsets its source maps use for line starts;
-    ``None`` where markdown-it-py's answer could differ. ``line_starts``: the char offsets
-    of the lines, if the caller has them."""
+def _tree(text: str, byte_line_starts: list[int] | None) -> tuple[Any, list[int]] | None:
+    """markdown-it.rs's tree of ``text`` and the UTF-8 offsets of its line starts (which its
+    source maps use); ``None`` where markdown-it-py's answer could differ, as far as can be
+    told before the caller looks for divergent constructs (:func:`diverges`).
+    ``byte_line_starts``: those offsets, if the caller has them."""
     if not enabled():
         return None
     deep = _deep_prefixes(text)
@@ -294,20 +333,26 @@ def _tree(text: str, line_starts: list[int] | None) -> tuple[Any, list[int]] | N
         return None
     if deep and _depth(root.children, 0) >= _SAFE_NESTING:
         return None
-    if line_starts is None or not text.isascii():  # source maps are UTF-8 byte offsets
-        line_starts = line_bounds(text if text.isascii() else text.encode("utf-8"))[0]
-    # Constructs inside code blocks do not count: the top-level ones first; only when that
-    # is not enough, those nested in lists and quotes too (a walk of the containers).
-    if diverges(text, [_lines(node.srcmap, line_starts) for node in root.children if node.name in _CODE]) and (
-        diverges(text, sorted(_lines(node.srcmap, line_starts) for node in _code_blocks(root.children)))
-    ):
-        return None
-    return root, line_starts
+    if byte_line_starts is None:
+        byte_line_starts = line_bounds(text if text.isascii() else text.encode("utf-8"))[0]
+    return root, byte_line_starts
+
+
+def _agrees(text: str, root: Any, line_starts: list[int]) -> bool:
+    """Whether no construct on which the parsers may part ways lies outside code (:func:`diverges`).
+
+    Constructs inside code blocks do not count: the top-level ones first; only when that
+    is not enough, those nested in lists and quotes too (a walk of the containers).
+    """
+    return not (
+        diverges(text, [_lines(node.srcmap, line_starts) for node in root.children if node.name in _CODE])
+        and diverges(text, sorted(_lines(node.srcmap, line_starts) for node in _code_blocks(root.children)))
+    )
 
 
 def _many_definitions(text: str) -> bool:
     """Whether a run of lines holds more than _MANY_DEFINITIONS that open like link reference definitions."""
-    if "]:" not in text:
+    if text.count("]:") <= _MANY_DEFINITIONS:  # each such line holds one: not enough of them at all
         return False
     padded = "\n" + text.replace("\r", "\n") + "\n"
     run_end = count = 0

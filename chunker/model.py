@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field
+from itertools import repeat
 from typing import Any
 
 from chunker.errors import ChunkerError
@@ -259,6 +261,72 @@ class Document:
             front_matter=raw.get("front_matter"),
             front_matter_block=None if fm_block is None else Block.from_dict(fm_block),
         )
+
+
+# Constructors for blocks and sections whose values are valid by construction (the parser's):
+# they set the slots directly. A frozen dataclass's __init__ sets each field through
+# object.__setattr__ and checks a block in __post_init__, which makes it twice as slow;
+# tests/test_parse.py checks that these give what the dataclass constructors give.
+_new = object.__new__
+_BLOCK_SLOTS = tuple(Block.__dict__[name].__set__ for name in Block.__slots__)
+_SECTION_SLOTS = tuple(Section.__dict__[name].__set__ for name in Section.__slots__)
+(
+    _s_level, _s_title, _s_heading, _s_blocks, _s_children, _s_first, _s_direct_end, _s_end,
+    _s_char, _s_byte, _s_line, _s_own, _s_tokens,
+) = _SECTION_SLOTS  # fmt: skip
+
+
+def new_blocks(
+    kinds: Sequence[str],
+    char_spans: Sequence[Span],
+    byte_spans: Sequence[Span],
+    line_spans: Sequence[Span],
+    tokens: Sequence[int],
+    join_tokens: Sequence[int],
+    levels: Sequence[int],
+    titles: Sequence[str],
+    infos: Sequence[str],
+) -> list[Block]:
+    """``[Block(...), ...]`` from columns of field values, without the checks (see above):
+    the blocks are made first, then each field is set down its column, in C."""
+    blocks = list(map(_new, repeat(Block, len(kinds))))
+    columns = (kinds, char_spans, byte_spans, line_spans, tokens, join_tokens, levels, titles, infos)
+    for setter, column in zip(_BLOCK_SLOTS, columns, strict=True):
+        deque(map(setter, blocks, column), maxlen=0)
+    return blocks
+
+
+def new_section(
+    level: int,
+    title: str,
+    heading: Block | None,
+    blocks: tuple[Block, ...],
+    children: tuple[Section, ...],
+    first: int,
+    direct_end: int,
+    end: int,
+    char_span: Span,
+    byte_span: Span,
+    line_span: Span,
+    own_tokens: int,
+    tokens: int,
+) -> Section:
+    """``Section(...)``, setting the slots directly (see above)."""
+    section = _new(Section)
+    _s_level(section, level)
+    _s_title(section, title)
+    _s_heading(section, heading)
+    _s_blocks(section, blocks)
+    _s_children(section, children)
+    _s_first(section, first)
+    _s_direct_end(section, direct_end)
+    _s_end(section, end)
+    _s_char(section, char_span)
+    _s_byte(section, byte_span)
+    _s_line(section, line_span)
+    _s_own(section, own_tokens)
+    _s_tokens(section, tokens)
+    return section
 
 
 def cumulative_tokens(blocks: Sequence[Block]) -> list[int]:

@@ -129,7 +129,7 @@ def chunk(
         "breadcrumb_in_budget": breadcrumb_in_budget,
         "engine": ENGINE_VERSION,
     }
-    return ChunkSet(chunks, doc.metadata(), config, outline(doc), doc.text)
+    return ChunkSet(chunks, doc.metadata(), config, lambda: outline(doc), doc.text)  # the outline on first use
 
 
 def _check_limits(

@@ -14,10 +14,14 @@ so that encoding the text overlaps finding its blocks.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
+import os
 import re
+import threading
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,10 +29,18 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+try:  # how markdown-it-py trims a heading's content
+    from markdown_it.common.utils import mdTrim as _md_trim
+except ImportError:  # pragma: no cover - markdown-it-py 3 trims with str.strip
+
+    def _md_trim(string: str) -> str:
+        return string.strip()
+
+
 from chunker import fastparse
-from chunker.model import Block, Document, Section, cumulative_tokens, region_tokens
+from chunker.model import Block, Document, Section, cumulative_tokens, new_blocks, new_section
 from chunker.spans import SourceMap, line_bounds
-from chunker.tokens import TextCounts, get_tokenizer
+from chunker.tokens import TextCounts, Tokenizer, get_tokenizer
 
 __all__ = ["InnerNode", "inner_structure", "parse"]
 
@@ -84,12 +96,19 @@ def parse(text: str, name: str = "document.md", tokenizer: Any = None) -> Docume
     counter = get_tokenizer(tokenizer)
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
+    with _collector_paused():
+        return _parse(text, name, counter)
+
+
+def _parse(text: str, name: str, counter: Tokenizer) -> Document:
     counts = counter.text_counts(text)  # first: the encoding may run while the blocks are found
     source = SourceMap(text)
     front_matter, fm_lines = _front_matter(text, source)
     ranges = _block_ranges(text, source, fm_lines)
-    blocks = _count(text, source, counts, ranges)
-    token_count = counts.total([(b.tokens, b.join_tokens) for b in blocks], blocks[0].start if blocks else 0)
+    blocks = tuple(_count(text, source, counts, ranges))
+    token_count = counts.whole()
+    if token_count is None:
+        token_count = counts.total([(b.tokens, b.join_tokens) for b in blocks], blocks[0].start if blocks else 0)
     fm_block = None
     if fm_lines:
         fm_block, blocks = blocks[0], blocks[1:]
@@ -98,7 +117,7 @@ def parse(text: str, name: str = "document.md", tokenizer: Any = None) -> Docume
         name=name,
         text=text,
         tokenizer=counter,
-        blocks=tuple(blocks),
+        blocks=blocks,
         root=root,
         token_count=token_count,
         front_matter=front_matter,
@@ -107,14 +126,50 @@ def parse(text: str, name: str = "document.md", tokenizer: Any = None) -> Docume
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Range:
-    kind: str
-    first: int  # 0-based line
-    stop: int  # exclusive
-    level: int = 0
-    title: str = ""
-    info: str = ""
+_collector_lock = threading.Lock()
+_collector_holders = 0  # parses running now (threads)
+_collector_was_enabled = False
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a parse builds its blocks and sections.
+
+    A large document makes a few hundred thousand tuples and objects, all reachable and none
+    in a cycle: the collector's passes over them find nothing, and cost about a sixth of the
+    parse of a 1 MB document. Parses in several threads keep it paused until the last one
+    ends; it is then enabled again if it was enabled when the first began.
+    """
+    global _collector_holders, _collector_was_enabled
+    with _collector_lock:
+        if not _collector_holders:
+            _collector_was_enabled = gc.isenabled()
+            gc.disable()
+        _collector_holders += 1
+    try:
+        yield
+    finally:
+        with _collector_lock:
+            _collector_holders -= 1
+            if not _collector_holders and _collector_was_enabled:
+                gc.enable()
+
+
+def _collector_after_fork() -> None:
+    """A child forked during a parse in another thread has no such parse: enable the collector as it was."""
+    global _collector_lock, _collector_holders
+    _collector_lock = threading.Lock()
+    if _collector_holders:
+        _collector_holders = 0
+        if _collector_was_enabled:
+            gc.enable()
+
+
+os.register_at_fork(after_in_child=_collector_after_fork)
+
+
+# A top-level block: (kind, first line, stop line, heading level, title, fence info); lines 0-based, stop exclusive
+_Range = tuple[str, int, int, int, str, str]
 
 
 def _front_matter(text: str, source: SourceMap) -> tuple[dict[str, Any] | None, int]:
@@ -156,39 +211,60 @@ def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:
     body = text
     if fm_lines:  # keep line numbers: the front matter lines become empty lines
         body = "\n" * fm_lines + text[source.line_starts[fm_lines] :] if fm_lines < source.line_count else ""
-    found = _fast_ranges(body, None if fm_lines else source.line_starts)
+    starts, ends = source.line_starts, source.line_ends
+
+    def atx_heading(line: int) -> tuple[int, str] | None:  # the body's lines are the text's but for front matter
+        return _atx_heading(text[starts[line] : ends[line]])
+
+    found = fastparse.top_level_blocks(body, None if fm_lines else source.byte_lines()[0], atx_heading)
+    fast = found is not None
     if found is None:
         found = _markdown_it_ranges(body)
-
-    def blank(line: int) -> bool:
-        return _NON_BLANK.search(text, source.line_starts[line], source.line_end(line)) is None
-
+    non_blank = _NON_BLANK.search  # a blank line holds nothing but spaces and tabs
     ranges: list[_Range] = []
+    append = ranges.append
     if fm_lines:
-        ranges.append(_Range("front_matter", 0, fm_lines))
+        append(("front_matter", 0, fm_lines, 0, "", ""))
     cursor = fm_lines
-    for rng in found:
-        first = max(rng.first, cursor)  # defensive: never overlap the previous block
-        ranges.extend(_gap_blocks(blank, cursor, first))
-        stop = rng.stop
-        while stop > first and blank(stop - 1):
-            stop -= 1
-        if stop > first:
-            ranges.append(_Range(rng.kind, first, stop, rng.level, rng.title, rng.info))
-        cursor = max(cursor, rng.stop)
-    ranges.extend(_gap_blocks(blank, cursor, source.line_count))
+    for kind, first, stop, level, title, info in found:
+        if first < cursor:  # defensive: never overlap the previous block
+            first = cursor
+        # the lines between two blocks are mostly blank: one search over all of them
+        if first > cursor and non_blank(text, starts[cursor], ends[first - 1]) is not None:
+            ranges.extend(_gap_blocks(text, source, cursor, first))
+        last = stop
+        while last > first and non_blank(text, starts[last - 1], ends[last - 1]) is None:
+            last -= 1
+        if last > first:
+            append((kind, first, last, level, plain_text(title) if fast and kind == "heading" else title, info))
+        if stop > cursor:
+            cursor = stop
+    line_count = source.line_count
+    if line_count > cursor and non_blank(text, starts[cursor], ends[line_count - 1]) is not None:
+        ranges.extend(_gap_blocks(text, source, cursor, line_count))
     return ranges
 
 
-def _fast_ranges(body: str, line_starts: list[int] | None) -> list[_Range] | None:
-    """Top-level blocks from the compiled parser, or ``None`` where it cannot promise markdown-it-py's."""
-    raw = fastparse.top_level_blocks(body, line_starts)
-    if raw is None:
+_ATX_OPENING = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
+
+
+def _atx_heading(line: str) -> tuple[int, str] | None:
+    """Level and inline source of the ATX heading ``line``, as markdown-it-py's heading rule
+    takes them (the opening and closing sequences cut, then trimmed); ``None`` for a line that
+    does not open like one, or holds a NUL (markdown-it-py reads it as U+FFFD)."""
+    opening = _ATX_OPENING.match(line)
+    if opening is None or "\x00" in line:
         return None
-    return [
-        _Range(kind, first, stop, level, plain_text(title) if kind == "heading" else "", info)
-        for kind, first, stop, level, title, info in raw
-    ]
+    start = opening.end()
+    maximum = len(line)
+    while maximum > start and line[maximum - 1] in " \t":  # state.skipSpacesBack
+        maximum -= 1
+    end = maximum
+    while end > start and line[end - 1] == "#":  # state.skipCharsStrBack: a closing sequence
+        end -= 1
+    if end > start and line[end - 1] in " \t":
+        maximum = end
+    return len(opening.group(1)), _md_trim(line[start:maximum])
 
 
 def _markdown_it_ranges(body: str) -> list[_Range]:
@@ -209,7 +285,7 @@ def _markdown_it_ranges(body: str) -> list[_Range]:
             title = plain_text(tokens[i + 1].content)
         elif token.type == "fence":
             info = token.info.strip()
-        found.append(_Range(kind, first, stop, level, title, info))
+        found.append((kind, first, stop, level, title, info))
         i = _skip_block(tokens, i)
     return found
 
@@ -227,8 +303,13 @@ def _skip_block(tokens: list[Token], i: int) -> int:
     return i
 
 
-def _gap_blocks(blank: Callable[[int], bool], first: int, stop: int) -> list[_Range]:
+def _gap_blocks(text: str, source: SourceMap, first: int, stop: int) -> list[_Range]:
     """Non-blank lines that no markdown-it token covers (e.g. link reference definitions)."""
+    starts, ends = source.line_starts, source.line_ends
+
+    def blank(line: int) -> bool:
+        return _NON_BLANK.search(text, starts[line], ends[line]) is None
+
     out: list[_Range] = []
     line = first
     while line < stop:
@@ -238,75 +319,74 @@ def _gap_blocks(blank: Callable[[int], bool], first: int, stop: int) -> list[_Ra
         start = line
         while line < stop and not blank(line):
             line += 1
-        out.append(_Range("text", start, line))
+        out.append(("text", start, line, 0, "", ""))
     return out
 
 
 def _count(text: str, source: SourceMap, counts: TextCounts, ranges: list[_Range]) -> list[Block]:
-    spans = [source.lines_to_chars(rng.first, rng.stop) for rng in ranges]
-    edges = source.byte_offsets([edge for span in spans for edge in span])
-    byte_spans = list(zip(edges[::2], edges[1::2], strict=True))
-    return [
-        Block(
-            kind=rng.kind,
-            char_span=span,
-            byte_span=byte_span,
-            line_span=(rng.first + 1, rng.stop),
-            tokens=tokens,
-            join_tokens=join_tokens,
-            level=rng.level,
-            title=rng.title,
-            info=rng.info,
-        )
-        for rng, span, byte_span, (tokens, join_tokens) in zip(
-            ranges, spans, byte_spans, counts.blocks(spans, byte_spans), strict=True
-        )
-    ]
+    """The blocks of ``ranges`` with their spans and counts (column by column: the loops run in C)."""
+    if not ranges:
+        return []
+    kinds, firsts, stops, levels, titles, infos = zip(*ranges, strict=True)
+    lasts = list(map((-1).__add__, stops))  # the last line of each block
+    starts, ends = source.line_starts, source.line_ends
+    spans = list(zip(map(starts.__getitem__, firsts), map(ends.__getitem__, lasts), strict=True))
+    if source.ascii:
+        byte_spans = spans
+    else:
+        byte_starts, byte_ends = source.byte_lines()
+        byte_spans = list(zip(map(byte_starts.__getitem__, firsts), map(byte_ends.__getitem__, lasts), strict=True))
+    line_spans = list(zip(map((1).__add__, firsts), stops, strict=True))
+    tokens, joins = zip(*counts.blocks(spans, byte_spans), strict=True)
+    return new_blocks(kinds, spans, byte_spans, line_spans, tokens, joins, levels, titles, infos)
 
 
-def _build_tree(name: str, blocks: list[Block]) -> Section:
+def _build_tree(name: str, blocks: tuple[Block, ...]) -> Section:
     """Nest sections by heading level; a skipped level nests under the nearest shallower heading."""
-    # Each open frame: [level, title, first, direct_end or None, children]
-    stack: list[list[Any]] = [[0, name, 0, None, []]]
-    cumulative = cumulative_tokens(blocks)
+    cumulative = cumulative_tokens(blocks)  # tokens from the first block to the end of block k: [k] + tokens
 
     def close(frame: list[Any], end: int) -> Section:
         level, title, first, direct_end, children = frame
         if direct_end is None:
             direct_end = end
-        heading = blocks[first] if level else None
         if end > first:  # the spans of a run of blocks: from its first block's start to its last block's end
             head, last = blocks[first], blocks[end - 1]
-            span, byte_span = (head.start, last.end), (head.byte_span[0], last.byte_span[1])
+            span, byte_span = (head.char_span[0], last.char_span[1]), (head.byte_span[0], last.byte_span[1])
             line_span = (head.line_span[0], last.line_span[1])
+            tokens = cumulative[end - 1] - cumulative[first] + last.tokens
         else:
-            span, byte_span, line_span = (0, 0), (0, 0), (1, 1)
-        own = region_tokens(cumulative, blocks, first, direct_end)
-        return Section(
-            level=level,
-            title=title,
-            heading=heading,
-            blocks=tuple(blocks[first + (1 if level else 0) : direct_end]),
-            children=tuple(children),
-            first=first,
-            direct_end=direct_end,
-            end=end,
-            char_span=span,
-            byte_span=byte_span,
-            line_span=line_span,
-            own_tokens=own,
-            tokens=region_tokens(cumulative, blocks, first, end),
+            span, byte_span, line_span, tokens = (0, 0), (0, 0), (1, 1), 0
+        own = 0
+        if direct_end > first:
+            own = cumulative[direct_end - 1] - cumulative[first] + blocks[direct_end - 1].tokens
+        return new_section(
+            level,
+            title,
+            blocks[first] if level else None,
+            blocks[first + 1 if level else first : direct_end],
+            tuple(children),
+            first,
+            direct_end,
+            end,
+            span,
+            byte_span,
+            line_span,
+            own,
+            tokens,
         )
 
+    # Each open frame: [level, title, first, direct_end or None, children]
+    stack: list[list[Any]] = [[0, name, 0, None, []]]
     for index, block in enumerate(blocks):
         if block.kind != "heading":
             continue
-        while stack[-1][0] >= block.level:
+        level = block.level
+        while stack[-1][0] >= level:
             frame = stack.pop()
             stack[-1][4].append(close(frame, index))
         if stack[-1][3] is None:
             stack[-1][3] = index
-        stack.append([block.level, block.title, index, None, []])
+        stack.append([level, block.title, index, None, []])
     while len(stack) > 1:
         frame = stack.pop()
         stack[-1][4].append(close(frame, len(blocks)))
@@ -324,10 +404,10 @@ _INLINE_MARKUP = re.compile(r"[\\`*~!<&\n\r\x00]|\]\(|(?<![^\W_])_|_(?![^\W_])")
 
 def plain_text(inline_source: str) -> str:
     """Plain text of an inline Markdown fragment: ``Use **bold** here`` -> ``Use bold here``."""
+    if _INLINE_MARKUP.search(inline_source) is None:  # most titles: no inline parse needed
+        return " ".join(inline_source.split())  # as _WHITESPACE.sub(" ", inline_source).strip()
     if not inline_source.strip():
         return ""
-    if _INLINE_MARKUP.search(inline_source) is None:  # most titles: no inline parse needed
-        return _WHITESPACE.sub(" ", inline_source).strip()
     return _parsed_plain_text(inline_source)
 
 

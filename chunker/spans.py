@@ -59,27 +59,36 @@ def line_bounds(text: str | bytes) -> tuple[list[int], list[int]]:
 
 
 class SourceMap:
-    """Line and byte lookups over one text, built once in linear time."""
+    """Line and byte lookups over one text, built once in linear time (byte lookups on first use)."""
 
-    __slots__ = ("_byte_marks", "_content_ends", "line_starts", "text")
+    __slots__ = ("_byte_lines", "_byte_marks", "_content_ends", "ascii", "line_starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
         starts, ends = line_bounds(text)
         self.line_starts: list[int] = starts
         self._content_ends: list[int] = ends
-        if text.isascii():
-            self._byte_marks: list[int] | None = None
-        else:
-            marks = [0]
-            for i in range(0, len(text), _STRIDE):
-                marks.append(marks[-1] + _utf8_len(text[i : i + _STRIDE]))
-            self._byte_marks = marks
+        self.ascii = text.isascii()  # then byte offsets are char offsets
+        self._byte_lines: tuple[list[int], list[int]] | None = None
+        self._byte_marks: list[int] | None = None
 
     @property
     def line_count(self) -> int:
         """Number of lines; 0 for the empty text."""
         return len(self.line_starts) if self.text else 0
+
+    @property
+    def line_ends(self) -> list[int]:
+        """Char offset where the content of each line ends (before its line break)."""
+        return self._content_ends
+
+    def byte_lines(self) -> tuple[list[int], list[int]]:
+        """UTF-8 offsets of the line starts and of where each line's content ends (:func:`line_bounds` of the bytes)."""
+        if self.ascii:
+            return self.line_starts, self._content_ends
+        if self._byte_lines is None:
+            self._byte_lines = line_bounds(self.text.encode("utf-8", "surrogatepass"))
+        return self._byte_lines
 
     def line_end(self, line: int) -> int:
         """Char offset where the content of 0-based ``line`` ends (before its line break)."""
@@ -91,14 +100,25 @@ class SourceMap:
 
     def byte_offset(self, offset: int) -> int:
         """UTF-8 byte offset of char ``offset``."""
-        if self._byte_marks is None:
+        if self.ascii:
             return offset
+        starts = self.line_starts
+        line = bisect_right(starts, offset) - 1
+        start = starts[line]
+        if offset - start <= _STRIDE:  # from the start of its line
+            return self.byte_lines()[0][line] + _utf8_len(self.text[start:offset])
+        marks = self._byte_marks
+        if marks is None:  # in a long line: from a checkpoint every _STRIDE characters
+            text, marks = self.text, [0]
+            for i in range(0, len(text), _STRIDE):
+                marks.append(marks[-1] + _utf8_len(text[i : i + _STRIDE]))
+            self._byte_marks = marks
         mark = offset // _STRIDE
-        return self._byte_marks[mark] + _utf8_len(self.text[mark * _STRIDE : offset])
+        return marks[mark] + _utf8_len(self.text[mark * _STRIDE : offset])
 
     def byte_offsets(self, offsets: Sequence[int]) -> list[int]:
         """UTF-8 byte offsets of non-decreasing char ``offsets``, encoding each character at most once."""
-        if self._byte_marks is None:
+        if self.ascii:
             return list(offsets)
         text, out, previous, total = self.text, [], 0, 0
         for offset in offsets:

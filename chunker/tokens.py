@@ -129,23 +129,28 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def _encode_in_background(encoding: Any, text: str) -> Future[list[int]]:
-    """Start ``encoding.encode_ordinary(text)`` in the worker thread; return once it runs.
+def _offsets_in_background(encoding: Any, lengths: list[int], text: str) -> Future[list[int]]:
+    """Start :func:`_token_offsets_of` ``text`` in the worker thread; return once it runs.
 
     The parse that follows holds the GIL through long calls into compiled code
     (markdown-it-pyrs), which would keep the worker from even starting; so wait until
-    it is inside tiktoken, which releases the GIL while it encodes.
+    it is inside tiktoken, which releases the GIL while it encodes. Summing the token
+    lengths after it needs the GIL again, but mostly while the parse waits for it.
     """
     started = threading.Event()
 
-    def encode() -> list[int]:
+    def offsets() -> list[int]:
         started.set()
-        ids: list[int] = encoding.encode_ordinary(text)
-        return ids
+        return _token_offsets_of(encoding.encode_ordinary(text), lengths)
 
-    future = _background().submit(encode)
+    future = _background().submit(offsets)
     started.wait()
     return future
+
+
+def _token_offsets_of(ids: list[int], lengths: list[int]) -> list[int]:
+    """UTF-8 offset of every token of an encoding, then the length of the text in bytes."""
+    return list(accumulate(map(lengths.__getitem__, ids), initial=0))
 
 
 @functools.cache
@@ -186,19 +191,21 @@ class TextCounts:
         if lengths is None or not _encodable(text):
             self._resolved = True
         elif len(text) >= _BACKGROUND_MIN_CHARS:
-            self._future = _encode_in_background(tokenizer._encoding, text)
+            self._future = _offsets_in_background(tokenizer._encoding, lengths, text)
 
     def _token_offsets(self) -> list[int] | None:
         """UTF-8 offset of every token of the whole text, then the text's length in bytes."""
         if self._resolved:
             return self._offsets
         self._resolved = True
-        encoding = self._tokenizer._encoding
-        ids = self._future.result() if self._future is not None else encoding.encode_ordinary(self._text)
-        self._future = None
-        lengths = _token_lengths(encoding)
-        assert lengths is not None  # only then is there anything to resolve
-        self._offsets = list(accumulate(map(lengths.__getitem__, ids), initial=0))
+        if self._future is not None:
+            self._offsets = self._future.result()
+            self._future = None
+        else:
+            encoding = self._tokenizer._encoding
+            lengths = _token_lengths(encoding)
+            assert lengths is not None  # only then is there anything to resolve
+            self._offsets = _token_offsets_of(encoding.encode_ordinary(self._text), lengths)
         return self._offsets
 
     def blocks(self, spans: Sequence[tuple[int, int]], byte_spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -209,29 +216,68 @@ class TextCounts:
         """
         text, tokenizer = self._text, self._tokenizer
         count = tokenizer.count
-        offsets = self._token_offsets()
+        followings = [start for start, _ in spans[1:]]  # where the text after each block ends
+        if spans:
+            followings.append(len(text))
         out: list[tuple[int, int]] = []
-        lo = 0
-        for n, (start, end) in enumerate(spans):
-            following = spans[n + 1][0] if n + 1 < len(spans) else len(text)
-            piece = text[start:end]
-            if not tokenizer.line_additive:
+        if not tokenizer.line_additive:
+            for (start, end), following in zip(spans, followings, strict=True):
+                piece = text[start:end]
                 out.append((count(piece), tokenizer.join_cost(piece, text[end:following])))
-                continue
-            tail = _pretoken_tail(piece)
-            join = _join_cost(count, tail, text[end:following]) if following > end else 0
+            return out
+        offsets = self._token_offsets()
+        size = len(offsets) if offsets is not None else 0
+        length, word = len(text), _ASCII_WORD
+        # The gaps and tails of a document repeat: their costs are kept for this call, the
+        # joins after a word (no tail) by the gap alone.
+        gap_joins: dict[str, int] = {}
+        joins: dict[tuple[str, str], int] = {}
+        tail_counts: dict[str, int] = {}
+        lo = 0
+        for (start, end), (first_byte, end_byte), following in zip(spans, byte_spans, followings, strict=True):
+            if end > length:
+                end = length
+            # the common case: a word or number ends the block, no tail
+            tail = "" if end > start and text[end - 1] in word else text[_tail_start(text, start, end) : end]
+            join = 0
+            if following > end:
+                gap = text[end:following]
+                if tail:
+                    known = joins.get((tail, gap))
+                    if known is None:
+                        known = joins[tail, gap] = _join_cost(count, tail, gap)
+                else:
+                    known = gap_joins.get(gap)
+                    if known is None:
+                        known = gap_joins[gap] = _join_cost(count, tail, gap)
+                join = known
             tokens = -1
-            if offsets is not None:
-                first_byte, end_byte = byte_spans[n]
-                tail_byte = end_byte - (len(tail.encode("utf-8")) if tail else 0)
-                i = bisect_left(offsets, first_byte, lo)
-                if i < len(offsets) and offsets[i] == first_byte:
-                    j = bisect_left(offsets, tail_byte, i)
-                    if j < len(offsets) and offsets[j] == tail_byte:
-                        tokens = j - i + (_count_short(count, tail) if tail else 0)
+            if size:
+                assert offsets is not None
+                tail_byte = end_byte - len(tail.encode("utf-8")) if tail else end_byte
+                # A token holds at least one byte: the token that starts at byte b is at most
+                # b - offsets[k] tokens after token k. Searching only there keeps each search
+                # to a few neighbouring entries of a long list.
+                hi = lo + first_byte - offsets[lo] + 1
+                i = bisect_left(offsets, first_byte, lo, hi if hi < size else size)
+                if i < size and offsets[i] == first_byte:
+                    hi = i + tail_byte - first_byte + 1
+                    j = bisect_left(offsets, tail_byte, i, hi if hi < size else size)
+                    if j < size and offsets[j] == tail_byte:
+                        tokens = j - i
+                        if tail:
+                            tail_count = tail_counts.get(tail)
+                            if tail_count is None:
+                                tail_count = tail_counts[tail] = _count_short(count, tail)
+                            tokens += tail_count
                         lo = j
-            out.append((tokens if tokens >= 0 else count(piece), join))
+            out.append((tokens if tokens >= 0 else count(text[start:end]), join))
         return out
+
+    def whole(self) -> int | None:
+        """Tokens of the whole text when it was encoded whole, else ``None`` (then see :meth:`total`)."""
+        offsets = self._token_offsets()
+        return None if offsets is None else len(offsets) - 1
 
     def total(self, blocks: Sequence[tuple[int, int]], first_start: int) -> int:
         """Tokens of the whole text, given :meth:`blocks` of its blocks and where the first starts."""
@@ -276,6 +322,29 @@ def _pretoken_tail(text: str) -> str:
         if i and text[i - 1] == " ":
             i -= 1
     return text[i:end]
+
+
+# ASCII characters by what they are to the pre-tokenizer (see _pretoken_tail): letters and
+# digits, and the characters of a punctuation pre-token (neither space nor letter nor digit).
+_ASCII_WORD = frozenset(c for c in map(chr, range(128)) if _is_word_char(c))
+_ASCII_PUNCT = frozenset(c for c in map(chr, range(128)) if not c.isspace() and not _is_word_char(c))
+
+
+def _tail_start(text: str, start: int, end: int) -> int:
+    """Where :func:`_pretoken_tail` of ``text[start:end]`` starts, without copying the piece in the common cases;
+    ``end`` is at most ``len(text)``."""
+    if end <= start:
+        return end
+    last = text[end - 1]
+    if last in _ASCII_WORD:  # a word or number ends the text: no tail
+        return end
+    if last in _ASCII_PUNCT:  # a run of ASCII punctuation, maybe after one space
+        i = end - 1
+        while i > start and text[i - 1] in _ASCII_PUNCT:
+            i -= 1
+        if i == start or text[i - 1].isascii():
+            return i - 1 if i > start and text[i - 1] == " " else i
+    return end - len(_pretoken_tail(text[start:end]))
 
 
 @functools.lru_cache(maxsize=4096)

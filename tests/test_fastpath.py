@@ -263,3 +263,15 @@ def test_engine_works_without_markdown_it_pyrs() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
     assert result.returncode == 0, result.stderr
     assert int(result.stdout) > 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["- ", "-", "* ", "1.", "12) ", "> ", ">", " ", "\t", "x", "+\t"]), max_size=6))
+def test_empty_item_pattern_is_the_markers_pattern_reordered(parts: list[str]) -> None:
+    """_EMPTY_ITEM (marker first) matches the lines that (markers and spaces)* then a marker match."""
+    import re
+
+    marker = fastparse._MARKER
+    written_before = re.compile(r"\n[ \t>]*(?:" + marker + r"[ \t]+)*" + marker + r"[ \t]*(?=\n)")
+    text = "\n" + "".join(parts) + "\n"
+    assert [m.span() for m in fastparse._EMPTY_ITEM.finditer(text)] == [m.span() for m in written_before.finditer(text)]

@@ -417,3 +417,16 @@ def test_outline_is_taken_once_per_document() -> None:
     first = chunker.chunk(doc, target=64, hard_cap=128)
     second = chunker.chunk(doc, target=256, hard_cap=512)
     assert first.outline is not None and first.outline is second.outline
+
+
+def test_outline_is_made_on_first_use_and_survives_a_pickle() -> None:
+    """chunk() leaves the outline to the first reader (to_json, the hierarchy); a pickled chunk set carries it."""
+    import pickle
+
+    doc = chunker.parse(NESTED, name="doc.md")
+    chunks = chunker.chunk(doc, target=64, hard_cap=128)
+    assert "outline" not in doc.memo
+    again = pickle.loads(pickle.dumps(chunks))
+    assert "outline" in doc.memo
+    assert again == chunks and again.outline == chunks.outline == chunker.hierarchy.outline(doc)
+    assert again.to_json() == chunks.to_json() == chunker.chunk(doc, target=64, hard_cap=128).to_json()

@@ -163,3 +163,68 @@ def test_plain_titles_skip_the_inline_parse_with_the_same_result(title: str) -> 
     from chunker.parse import _parsed_plain_text, plain_text
 
     assert plain_text(title) == (_parsed_plain_text(title) if title.strip() else "")
+
+
+def test_fast_constructors_build_what_the_dataclass_constructors_build() -> None:
+    """new_blocks and new_section (the parser's, without checks) equal Block(...) and Section(...), field by field."""
+    import dataclasses
+
+    from chunker.model import Block, Section, new_blocks, new_section
+
+    block_values = ("heading", (1, 2), (3, 4), (5, 6), 7, 8, 9, "title", "info")
+    other_values = ("text", (2, 3), (4, 5), (6, 7), 8, 9, 0, "", "")
+    block, other = new_blocks(*zip(block_values, other_values, strict=True))
+    assert (block, other) == (Block(*block_values), Block(*other_values))
+    assert new_blocks(*([],) * 9) == []
+    assert [getattr(block, f.name) for f in dataclasses.fields(Block)] == list(block_values)
+    section_values = (2, "T", block, (block,), (), 10, 11, 12, (13, 14), (15, 16), (17, 18), 19, 20)
+    section = new_section(*section_values)  # type: ignore[arg-type]
+    assert section == Section(*section_values)  # type: ignore[arg-type]
+    assert [getattr(section, f.name) for f in dataclasses.fields(Section)] == list(section_values)
+    try:
+        block.tokens = 0  # type: ignore[misc]
+    except dataclasses.FrozenInstanceError:
+        pass
+    else:
+        raise AssertionError("a block made by new_blocks is frozen like any other")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("# \t#x*_\\`\u00a0\u2003é#\x0b\x0c")), max_size=14))
+def test_atx_heading_reads_a_line_as_markdown_it_py_does(line: str) -> None:
+    """Level and content of an ATX heading line read off the text equal markdown-it-py's heading tokens."""
+    from chunker.parse import _atx_heading, _block_tokens
+
+    tokens = _block_tokens(line)
+    if not tokens or tokens[0].type != "heading_open" or tokens[0].map != [0, 1]:
+        return  # not a heading on its own: the tree is read instead
+    assert _atx_heading(line) == (int(tokens[0].tag[1:]), tokens[1].content)
+
+
+def test_the_garbage_collector_is_as_it_was_after_a_parse() -> None:
+    """parse pauses the cyclic collector and leaves it as it found it: on, off, after an error, across threads."""
+    import gc
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pytest
+
+    text = "# T\n\n" + "para.\n\n" * 500
+
+    def failing(piece: str) -> int:
+        raise RuntimeError("no count")
+
+    assert gc.isenabled()
+    chunker.parse(text)
+    assert gc.isenabled()
+    with pytest.raises(chunker.TokenizerError):
+        chunker.parse(text, tokenizer=failing)
+    assert gc.isenabled()
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(chunker.parse, [text] * 16))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        chunker.parse(text)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

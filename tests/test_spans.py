@@ -70,3 +70,15 @@ def test_byte_offsets_in_one_pass_equal_each_offset_alone(text: str, data: st.Da
     offsets = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
     source = SourceMap(text)
     assert source.byte_offsets(offsets) == [source.byte_offset(o) for o in offsets]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(list("ab é日😀")), max_size=700), max_size=4), st.data())
+def test_byte_lookups_agree_with_encoding_the_prefix(lines: list[str], data: st.DataObject) -> None:
+    """byte_offset (within a line's first 512 characters or past them) and byte_lines count UTF-8 bytes."""
+    text = data.draw(st.sampled_from(["\n", "\r\n", "\r"])).join(lines)
+    source = SourceMap(text)
+    for offset in data.draw(st.lists(st.integers(0, len(text)), max_size=8)):
+        assert source.byte_offset(offset) == len(text[:offset].encode())
+    assert source.byte_lines() == line_bounds(text.encode())
+    assert source.byte_offset(len(text)) == len(text.encode())

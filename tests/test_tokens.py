@@ -385,3 +385,18 @@ def test_a_forked_child_counts_with_its_own_worker_thread() -> None:
     expected = _parse_large_in_child()  # the parent's worker thread exists now
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.apply(_parse_large_in_child) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("ab1 _.,|`*-\t\x0b\x1c\x7f\x00é日—。‐\u00a0\u3000")), max_size=12),
+    st.integers(0, 3),
+    st.integers(0, 3),
+)
+def test_tail_start_finds_the_last_pretoken_of_the_piece(piece: str, before: int, after: int) -> None:
+    """_tail_start on a piece inside a longer text gives what _pretoken_tail gives on the piece alone."""
+    from chunker.tokens import _pretoken_tail, _tail_start
+
+    text = "x." * before + piece + ".x" * after
+    start, end = 2 * before, 2 * before + len(piece)
+    assert text[_tail_start(text, start, end) : end] == _pretoken_tail(piece)
