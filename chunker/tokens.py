@@ -305,19 +305,32 @@ def _is_word_char(char: str) -> bool:
     return unicodedata.category(char)[0] in "LN"
 
 
+# What the pre-tokenizer's ``\s`` matches (Unicode White_Space). Python's str.isspace() differs:
+# it also takes U+001C-U+001F, which tiktoken reads as punctuation.
+_WHITE_SPACE = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(map(chr, range(0x2000, 0x200B)))
+)
+_LINE_BREAKS = frozenset("\r\n")
+
+
 def _pretoken_tail(text: str) -> str:
-    """The last pre-token of ``text`` that a following line break can merge with."""
+    """The last pre-token of ``text`` that a following line break can merge with.
+
+    A trailing run of white space other than line breaks (``" "``, a tab, a no-break space)
+    becomes one pre-token with the break (``\\s*[\\r\\n]``); a trailing run of punctuation,
+    with one space before it, takes the breaks after it (`` ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*``).
+    """
     end = i = len(text)
     if not i:
         return ""
     last = text[-1]
     if last.isascii() and last.isalnum():  # the common case: a word or number ends the text
         return ""
-    if last in " \t\f\v":
-        while i and text[i - 1] in " \t\f\v":
+    if last in _WHITE_SPACE:
+        while i and text[i - 1] in _WHITE_SPACE and text[i - 1] not in _LINE_BREAKS:
             i -= 1
-    elif not last.isspace() and not _is_word_char(last):
-        while i and not text[i - 1].isspace() and not _is_word_char(text[i - 1]):
+    elif not _is_word_char(last):
+        while i and text[i - 1] not in _WHITE_SPACE and not _is_word_char(text[i - 1]):
             i -= 1
         if i and text[i - 1] == " ":
             i -= 1
@@ -327,7 +340,7 @@ def _pretoken_tail(text: str) -> str:
 # ASCII characters by what they are to the pre-tokenizer (see _pretoken_tail): letters and
 # digits, and the characters of a punctuation pre-token (neither space nor letter nor digit).
 _ASCII_WORD = frozenset(c for c in map(chr, range(128)) if _is_word_char(c))
-_ASCII_PUNCT = frozenset(c for c in map(chr, range(128)) if not c.isspace() and not _is_word_char(c))
+_ASCII_PUNCT = frozenset(c for c in map(chr, range(128)) if c not in _WHITE_SPACE and not _is_word_char(c))
 
 
 def _tail_start(text: str, start: int, end: int) -> int:
