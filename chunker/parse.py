@@ -226,17 +226,28 @@ def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:
     if fm_lines:
         append(("front_matter", 0, fm_lines, 0, "", ""))
     cursor = fm_lines
-    for kind, first, stop, level, title, info in found:
+    for block in found:
+        kind, first, stop, level, title, info = block
         if first < cursor:  # defensive: never overlap the previous block
             first = cursor
-        # the lines between two blocks are mostly blank: one search over all of them
-        if first > cursor and non_blank(text, starts[cursor], ends[first - 1]) is not None:
+        # the lines between two blocks are mostly blank, often one empty line: one search over all of them
+        if first > cursor and starts[cursor] < ends[first - 1] and non_blank(text, starts[cursor], ends[first - 1]):
             ranges.extend(_gap_blocks(text, source, cursor, first))
         last = stop
-        while last > first and non_blank(text, starts[last - 1], ends[last - 1]) is None:
+        while last > first:  # trailing blank lines: a line that ends in a character other than a space is not one
+            line_end = ends[last - 1]
+            if line_end > starts[last - 1] and text[line_end - 1] not in " \t\f\v":
+                break
+            if non_blank(text, starts[last - 1], line_end) is not None:
+                break
             last -= 1
         if last > first:
-            append((kind, first, last, level, plain_text(title) if fast and kind == "heading" else title, info))
+            if fast and kind == "heading":
+                append((kind, first, last, level, plain_text(title), info))
+            elif last == stop and first == block[1]:
+                append(block)  # as found
+            else:
+                append((kind, first, last, level, title, info))
         if stop > cursor:
             cursor = stop
     line_count = source.line_count

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import accumulate
+from operator import itemgetter
 from typing import Any
 
 from chunker.errors import TokenizerError
@@ -150,7 +151,9 @@ def _offsets_in_background(encoding: Any, lengths: list[int], text: str) -> Futu
 
 def _token_offsets_of(ids: list[int], lengths: list[int]) -> list[int]:
     """UTF-8 offset of every token of an encoding, then the length of the text in bytes."""
-    return list(accumulate(map(lengths.__getitem__, ids), initial=0))
+    if len(ids) < 2:  # itemgetter of one key gives the item, not a tuple
+        return list(accumulate(map(lengths.__getitem__, ids), initial=0))
+    return list(accumulate(itemgetter(*ids)(lengths), initial=0))  # one call looks them all up
 
 
 @functools.cache
