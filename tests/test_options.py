@@ -188,7 +188,8 @@ def test_tiny_chunk_that_would_exceed_the_cap_is_flagged() -> None:
 
 
 def test_min_tokens_never_merges_across_a_section_boundary() -> None:
-    """A tiny section stays its own chunk: merging it would mix sections."""
+    """A chunk never holds two top-level sections under one of their breadcrumbs: where the tiny
+    section B joins a neighbour, the joined chunk takes the document's path (their common section)."""
     text = f"# A\n\n{numbered(12)}\n\n# B\n\nTiny.\n\n# C\n\n{numbered(12, 50)}\n"
     _, chunks = run(text, 40, 60, min_tokens=20)
     for chunk in chunks:
