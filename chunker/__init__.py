@@ -38,7 +38,7 @@ __all__ = [
     "parse",
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def chunk_markdown(

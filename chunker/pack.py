@@ -6,7 +6,8 @@ when a block must be cut. Steps: whole document; preamble; sections top down
 direct content packed greedily, then children whole or opened in turn, the chunk
 carrying on into an opened child);
 headings travel forward; one sibling-merge pass; exact token counts.
-Small chunks join a neighbour within a common section. Then the options of spec §6:
+Small chunks join a neighbour within a common section, or else take whole blocks
+from one. Then the options of spec §6:
 small chunks merged up to ``min_tokens`` too, ``overlap``
 sentences carried forward within a section, the breadcrumb counted inside the cap
 (``breadcrumb_in_budget``), and clause numbers from numbered headings.
@@ -25,6 +26,7 @@ from chunker.hierarchy import outline
 from chunker.model import Block, Document, Section
 from chunker.parse import unclosed_fence
 from chunker.split import Piece, cut_block, sentence_starts
+from chunker.tokens import _pretoken_tail
 
 __all__ = ["MIN_HARD_CAP", "chunk"]
 
@@ -35,7 +37,7 @@ SMALL_TOKENS = 50
 # Text that would open a block (heading, quote, list item, table row, HTML, fence) at the
 # start of a chunk: an overlap never starts there, though it may inside a sentence of its source.
 _BLOCK_OPENER = re.compile(r"[#>|<]|[-+*](?:\s|\Z)|\d{1,9}[.)](?:\s|\Z)|[`~]{3}")
-ENGINE_VERSION = "0.1.0"
+ENGINE_VERSION = "0.2.0"
 
 
 @dataclass(slots=True)
@@ -459,17 +461,23 @@ class _Packer:
         start; a piece that stops before its block's trailing spaces, or starts after
         its leading indentation, leaves those uncounted.
         """
-        for left, right in itertools.pairwise(draft.units):
-            if left.piece is not None and left.end != self._block(left).end:
-                return False
-            if right.piece is not None and right.start != self._block(right).start:
-                return False
-        return True
+        return all(self._meet_at_edges(left, right) for left, right in itertools.pairwise(draft.units))
 
     def _meet_at_edges(self, left: _Unit, right: _Unit) -> bool:
-        """Whether ``left`` ends at its block's end and ``right`` starts at its block's start."""
-        if left.piece is not None and left.end != self._block(left).end:
-            return False
+        """Whether ``left`` ends as its block does and ``right`` starts at its block's start.
+
+        Ending as its block does: at the block's end, with the same last pre-token (a
+        piece cut inside the block's last pre-token, such as ``"|."`` of ``" |."``, joins
+        the next block at another cost than the block's).
+        """
+        if left.piece is not None:
+            block = self._block(left)
+            if left.end != block.end:
+                return False
+            if left.start != block.start:
+                text = self.doc.text
+                if _pretoken_tail(text[left.start : left.end]) != _pretoken_tail(text[block.start : block.end]):
+                    return False
         return right.piece is None or right.start == self._block(right).start
 
     def _block(self, unit: _Unit) -> Block:
@@ -545,8 +553,9 @@ class _Packer:
         Small is under ``min(SMALL_TOKENS, target // 4)`` tokens, always, or under
         ``min_tokens``. Of the two neighbours the one sharing the deeper section
         wins, then the one giving the smaller result, then the previous one; this is
-        repeated while the joined chunk is still small. A chunk under ``min_tokens``
-        that cannot join stays, flagged ``tiny`` (see :meth:`_chunk`).
+        repeated while the joined chunk is still small. A small chunk that no neighbour
+        can take whole takes whole blocks from one (:meth:`_rebalanced`). A chunk under
+        ``min_tokens`` that stays small is flagged ``tiny`` (see :meth:`_chunk`).
         """
         small = max(self.min_tokens, min(SMALL_TOKENS, self.target // 4))
         i = 0
@@ -565,11 +574,87 @@ class _Packer:
                     if joined is not None and (best is None or (-len(joined.draft.key), joined.tokens) < rank):
                         best, at, rank = joined, first, (-len(joined.draft.key), joined.tokens)
             if best is None:
+                moved = self._rebalanced(items, i, small)
+                if moved is not None:
+                    at, pair = moved
+                    items[at : at + 2] = pair
                 i += 1
                 continue
             items[at : at + 2] = [best]
             i = at
         return items
+
+    def _rebalanced(self, items: list[_Final], i: int, small: int) -> tuple[int, list[_Final]] | None:
+        """The small chunk ``items[i]``, which no neighbour can take whole, with whole blocks of one.
+
+        The last blocks of the previous chunk, or the first of the next, move into the
+        small chunk, so that both chunks reach ``small`` tokens and fit the cap. The cut
+        falls before the shallowest heading that allows it (a section boundary), then
+        moves the fewest tokens; a heading never ends the chunk it leaves (spec §5.8).
+        Returns where the two chunks start and the two new chunks, or None.
+        """
+        candidates: list[tuple[int, int, int, int, list[_Unit], list[_Unit]]] = []
+        for at in (i - 1, i):
+            if at < 0 or at + 1 >= len(items):
+                continue
+            a, b = items[at].draft, items[at + 1].draft
+            if a.preamble != b.preamble or a.units[-1].continues or not _joinable(a.units[-1], b.units[0]):
+                continue
+            take_from_left = at == i - 1
+            atoms = self._atoms(a.units if take_from_left else b.units)
+            sizes = _running_sizes(atoms)
+            whole = sizes[-1]
+            for k in range(1, len(atoms)):
+                left, right = atoms[:k], atoms[k:]
+                if left[-1].heading_only:  # a heading never ends the chunk its content leaves
+                    continue
+                before = sizes[k - 1]  # left's tokens, summed
+                after = whole - before - left[-1].join  # right's tokens, summed
+                if take_from_left:
+                    kept, grown = before, after + right[-1].join + b.tokens
+                else:
+                    kept, grown = after, a.tokens + a.units[-1].join + before
+                if kept < small or grown < small or grown > self.hard_cap:
+                    continue
+                level = self._heading_level(right[0])
+                candidates.append((level, grown, at, k, left, right))
+        for _level, _grown, at, _k, left, right in sorted(candidates, key=lambda c: c[:3]):
+            a, b = items[at].draft, items[at + 1].draft
+            if at == i - 1:  # a's last blocks join b
+                first, second = a.holding(left), self._common([*right, *b.units], a, b)
+            else:  # b's first blocks join a
+                first, second = self._common([*a.units, *left], a, b), b.holding(right)
+            pair = [self._final(first), self._final(second)]
+            if all(self._fits(p) and p.tokens >= small and not unclosed_fence(p.markdown) for p in pair):
+                return at, pair
+        return None
+
+    def _atoms(self, units: list[_Unit]) -> list[_Unit]:
+        """``units`` with each run of whole blocks (a whole section) taken apart into its blocks."""
+        atoms: list[_Unit] = []
+        for unit in units:
+            if unit.piece is not None or unit.stop - unit.first <= 1:
+                atoms.append(unit)
+            else:
+                atoms.extend(self._block_unit(n) for n in range(unit.first, unit.stop))
+        return atoms
+
+    def _heading_level(self, unit: _Unit) -> int:
+        """The level of the heading ``unit`` starts with; 7 when it starts with another block."""
+        if unit.first < 0 or (unit.piece is not None and unit.start != self.blocks[unit.first].start):
+            return 7
+        block = self.blocks[unit.first]
+        return block.level if block.kind == "heading" else 7
+
+    @staticmethod
+    def _common(units: list[_Unit], a: _Draft, b: _Draft) -> _Draft:
+        """A draft of ``units`` (from ``a`` and ``b``) under the deepest section holding both."""
+        depth = 0
+        for x, y in zip(a.key, b.key, strict=False):
+            if x != y:
+                break
+            depth += 1
+        return _Draft(a.path[: depth + 1], a.preamble, units, key=a.key[:depth])
 
     def _joined(self, a: _Final, b: _Final, rejoin: bool) -> _Final | None:
         """``a`` and ``b`` as one chunk, if the result fits; its breadcrumb is their deepest common section.
@@ -702,6 +787,16 @@ class _Packer:
             breadcrumb_line=item.line if item.shortened else None,
             context_tokens=item.context_tokens,
         )
+
+
+def _running_sizes(units: list[_Unit]) -> list[int]:
+    """Summed tokens of ``units[:k + 1]`` for each k: their counts and the joins between them."""
+    sizes: list[int] = []
+    total = 0
+    for n, unit in enumerate(units):
+        total += unit.tokens + (units[n - 1].join if n else 0)
+        sizes.append(total)
+    return sizes
 
 
 def _joinable(left: _Unit, right: _Unit) -> bool:

@@ -252,3 +252,16 @@ def test_html_block_line_that_looks_like_a_fence_stays_html_when_cut() -> None:
     that line alone would re-parse as a fence opener, so it stays joined with the HTML above it."""
     text = "<div>\n<p>html <b>block</b></p>\n</div>\n```\n\n```\nT\n===\nT\n===\nT\n===\nT\n===\nT\n==="
     run(text, 1, 16)
+
+
+def test_piece_cut_inside_the_blocks_last_pre_token_is_recounted_when_joined() -> None:
+    """Found by Hypothesis (tests/test_split.py): a table cut at token boundaries left a last
+    piece "|." whose block ends in the pre-token " |."; joined to the next paragraph, the
+    block's join cost (0 tokens: " |.\\n\\n" counts as " |.") was summed for the piece, whose
+    "|.\\n\\n" counts one more. The chunk claimed 3 tokens for a text of 4. A piece ending
+    inside its block's last pre-token is now recounted when it joins."""
+    text = "| h0 | h1 |\n|---|---|\n| alpha | alpha |\n| alpha | alpha |.\n\nAlpha."
+    doc = chunker.parse(text, name="t.md")
+    chunks = chunker.chunk(doc, target=1, hard_cap=16)
+    check_chunk_set(doc, chunks, 16)
+    assert chunks[len(chunks) - 1].markdown == "|.\n\nAlpha."

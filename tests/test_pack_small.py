@@ -276,3 +276,69 @@ def test_min_tokens_joins_across_sections_under_their_common_section() -> None:
     assert not any("tiny" in c.flags for c in chunks)
     tail = next(c for c in chunks if "License" in c.headings)
     assert tail.breadcrumb == ["doc.md", "Top"]
+
+
+# -- 3. a small chunk no neighbour can take whole takes whole blocks from one ------------------
+
+
+def test_small_last_section_takes_the_previous_chunks_last_section() -> None:
+    """Before: "## C" (8 tokens) stayed alone after a chunk of 196 tokens that it could not
+    join within the cap of 200. Now the last section of that chunk, "## B", moves to it: the
+    cut falls before the shallowest heading that leaves both chunks at 25 tokens or more
+    (min(50, target // 4)), here a level-2 heading rather than "### A1"."""
+    text = (
+        f"# Top\n\n{words(10)}\n\n## A\n\n{words(100)}\n\n### A1\n\n{words(30)}\n\n"
+        f"## B\n\n{words(40)}\n\n## C\n\n{words(5)}\n"
+    )
+    chunks = run(text, 100, 200)
+    assert [c.headings for c in chunks] == [["Top", "A", "A1"], ["B", "C"]]
+    assert [c.breadcrumb for c in chunks] == [["doc.md", "Top"], ["doc.md", "Top"]]
+    assert chunks[1].markdown == f"## B\n\n{words(40)}\n\n## C\n\n{words(5)}"
+    assert min(c.token_count for c in chunks) >= 25
+
+
+def test_small_first_section_takes_the_next_chunks_first_blocks() -> None:
+    """Before: "# S1" (9 tokens) stayed alone ahead of a 98-token chunk it could not join
+    within the cap of 100. Now S2's heading and intro join it, the chunk ends before "## X"
+    (never with a heading whose content is in the next chunk), and it takes the path of the
+    deepest section holding both: the document."""
+    text = f"# S1\n\n{words(5)}\n\n# S2\n\n{words(20)}\n\n## X\n\n{words(70)}\n\n## Y\n\n{words(90)}\n"
+    chunks = run(text, 100, 100)
+    assert chunks[0].markdown == f"# S1\n\n{words(5)}\n\n# S2\n\n{words(20)}"
+    assert chunks[0].breadcrumb == ["doc.md"]
+    assert chunks[1].headings == ["X"]
+    assert chunks[1].breadcrumb == ["doc.md", "S2"]
+
+
+def test_small_chunk_keeps_its_size_when_no_cut_leaves_both_chunks_big_enough() -> None:
+    """The next chunk is a heading and one paragraph: giving the heading away would leave it
+    ending nowhere, and the paragraph with it would leave nothing; so "# S1" stays small."""
+    text = f"# S1\n\n{words(5)}\n\n# S2\n\n## X\n\n{words(90)}\n\n## Y\n\n{words(90)}\n"
+    chunks = run(text, 100, 100)
+    assert chunks[0].markdown == f"# S1\n\n{words(5)}"
+
+
+def test_small_preamble_never_takes_blocks_from_heading_content() -> None:
+    """Spec §5.3 holds for the rebalancing too: the preamble neither gives nor takes blocks."""
+    text = f"Short intro.\n\n# A\n\n{words(20)}\n\n## A1\n\n{words(170)}\n\n# B\n\n{words(150)}\n"
+    chunks = run(text, 100, 200)
+    assert chunks[0].markdown == "Short intro."
+
+
+@requires_corpus
+@pytest.mark.corpus
+def test_corpus_chunks_under_50_tokens_are_whole_preambles_at_the_peers_setting() -> None:
+    """At target 256 / cap 512 (benchmarks/peers.py) every chunk under 50 tokens in a document
+    of several chunks is a whole preamble that spec §5.3 keeps apart from heading content.
+    Before the rebalancing, mixed_content_012's "## Conclusion" (14 tokens) stayed alone
+    after a chunk of exactly 512 tokens."""
+    for doc in corpus_documents():
+        chunks = chunker.chunk(doc, target=256, hard_cap=512)
+        if len(chunks) < 2:
+            continue
+        preamble_end = doc.blocks[doc.root.direct_end - 1].end if doc.root.direct_end else 0
+        for chunk in chunks:
+            if chunk.token_count < 50:
+                assert chunk.index == 0 and chunk.char_span[1] == preamble_end and not chunk.headings, (
+                    f"{doc.name} {chunk.id}: {chunk.token_count} tokens, {chunk.breadcrumb}"
+                )
