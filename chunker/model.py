@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field
@@ -19,12 +21,15 @@ from typing import Any
 
 from chunker.errors import ChunkerError
 from chunker.spans import SourceMap, Span
-from chunker.tokens import Tokenizer, get_tokenizer
+from chunker.tokens import TextCounts, Tokenizer, get_tokenizer
 
 __all__ = ["Block", "Document", "Section"]
 
 DOCUMENT_SCHEMA = "document"
 DOCUMENT_VERSION = 1
+
+# A line start followed by text that is not white space: a pre-token starts there (chunker.tokens).
+_STARTS_LINE_TEXT = re.compile(r"[ \t]*[^\s]")
 
 BLOCK_KINDS = frozenset(
     {"heading", "paragraph", "list", "code", "table", "blockquote", "html", "hr", "text", "front_matter"}
@@ -158,6 +163,8 @@ class Document:
     front_matter_block: Block | None = None
     # The parser's SourceMap of ``text``, reused instead of built again.
     prepared_source: InitVar[SourceMap | None] = None
+    # The parser's counts of ``text`` (its whole encoding), for :meth:`lines_tokens`.
+    counts: TextCounts | None = field(default=None, repr=False)
     source: SourceMap = field(init=False, repr=False)
     _cumulative: list[int] = field(init=False, repr=False)
     # Limit-independent work done while cutting (inner block structure, counts of
@@ -197,6 +204,25 @@ class Document:
     def region_tokens(self, first: int, stop: int) -> int:
         """Tokens of the source from the start of block ``first`` to the end of block ``stop - 1``."""
         return region_tokens(self._cumulative, self.blocks, first, stop)
+
+    def lines_tokens(self, start: int, end: int) -> int | None:
+        """Tokens of ``text[start:end]`` when it is whole lines, the first not blank, read off the
+        parse's encoding of the whole text (:meth:`TextCounts.lines`); else ``None``."""
+        counts = self.counts
+        if counts is None or not _STARTS_LINE_TEXT.match(self.text, start):
+            return None
+        source = self.source
+        starts, ends = source.line_starts, source.line_ends
+        first = bisect_right(starts, start) - 1
+        if first < 0 or starts[first] != start:
+            return None
+        last = bisect_left(ends, end, first)
+        if last == len(ends) or ends[last] != end:
+            return None
+        if source.ascii:
+            return counts.lines(start, end, start, end)
+        byte_starts, byte_ends = source.byte_lines()
+        return counts.lines(start, end, byte_starts[first], byte_ends[last])
 
     def sections_in_order(self) -> list[Section]:
         """Every section below the root, in document order."""

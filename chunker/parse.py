@@ -123,6 +123,7 @@ def _parse(text: str, name: str, counter: Tokenizer) -> Document:
         front_matter=front_matter,
         front_matter_block=fm_block,
         prepared_source=source,
+        counts=counts,
     )
 
 

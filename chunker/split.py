@@ -131,7 +131,10 @@ class _Cutter:
         key = ("tokens", start, end)
         found = self.memo.get(key)
         if found is None:
-            found = self.memo[key] = self.count(self.text[start:end])
+            found = self.doc.lines_tokens(start, end)  # whole lines: off the parse's encoding
+            if found is None:
+                found = self.count(self.text[start:end])
+            self.memo[key] = found
         return int(found)
 
     def text_tokens(self, text: str) -> int:
