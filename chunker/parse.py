@@ -21,7 +21,7 @@ import os
 import re
 import threading
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -458,6 +458,11 @@ class InnerNode:
     fence: str = ""  # the fence characters of a fenced code block, e.g. "```"
 
 
+_new = object.__new__
+_i_kind, _i_first, _i_stop, _i_children, _i_info, _i_fence = (
+    InnerNode.__dict__[name].__set__ for name in ("kind", "first", "stop", "children", "info", "fence")
+)
+
 _INNER_KIND = {
     **_KIND_BY_TOKEN,
     "list_item_open": "item",
@@ -476,10 +481,17 @@ def inner_structure(text: str, first_line: int) -> list[InnerNode]:
     item into it, markdown-it.rs does not: trimmed, both paths agree).
     """
     starts, ends = line_bounds(text)
+    lines = len(starts)
 
     def stop_of(first: int, stop: int) -> int:
-        stop = min(stop, len(starts))
-        while stop > first and _NON_BLANK.search(text, starts[stop - 1], ends[stop - 1]) is None:
+        if stop > lines:
+            stop = lines
+        while stop > first:
+            end = ends[stop - 1]  # a line that ends in a character other than white space is not blank
+            if end > starts[stop - 1] and text[end - 1] not in " \t\f\v":
+                break
+            if _NON_BLANK.search(text, starts[stop - 1], end) is not None:
+                break
             stop -= 1
         return stop
 
@@ -491,18 +503,18 @@ def inner_structure(text: str, first_line: int) -> list[InnerNode]:
     return nodes
 
 
-def _from_raw(raw: list[fastparse.RawInner], offset: int, stop_of: Callable[[int, int], int]) -> list[InnerNode]:
-    return [
-        InnerNode(
-            kind,
-            first + offset,
-            stop_of(first, stop) + offset,
-            tuple(_from_raw(list(kids), offset, stop_of)),
-            info,
-            fence,
-        )
-        for kind, first, stop, kids, info, fence in raw
-    ]
+def _from_raw(raw: Sequence[fastparse.RawInner], offset: int, stop_of: Callable[[int, int], int]) -> list[InnerNode]:
+    out: list[InnerNode] = []
+    for kind, first, stop, kids, info, fence in raw:
+        node = _new(InnerNode)  # InnerNode(...) without the frozen dataclass's per-field __setattr__
+        _i_kind(node, kind)
+        _i_first(node, first + offset)
+        _i_stop(node, stop_of(first, stop) + offset)
+        _i_children(node, tuple(_from_raw(kids, offset, stop_of)) if kids else ())
+        _i_info(node, info)
+        _i_fence(node, fence)
+        out.append(node)
+    return out
 
 
 _FENCE_LIKE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,})", re.MULTILINE)
