@@ -16,7 +16,8 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field
-from itertools import repeat
+from itertools import accumulate, repeat
+from operator import add, attrgetter
 from typing import Any
 
 from chunker.errors import ChunkerError
@@ -355,12 +356,13 @@ def new_section(
     return section
 
 
+_tokens_of = attrgetter("tokens")
+_joins_of = attrgetter("join_tokens")
+
+
 def cumulative_tokens(blocks: Sequence[Block]) -> list[int]:
     """Prefix sums of block tokens plus joins: entry k covers blocks[:k]."""
-    cumulative = [0]
-    for block in blocks:
-        cumulative.append(cumulative[-1] + block.tokens + block.join_tokens)
-    return cumulative
+    return list(accumulate(map(add, map(_tokens_of, blocks), map(_joins_of, blocks)), initial=0))
 
 
 def region_tokens(cumulative: list[int], blocks: Sequence[Block], first: int, stop: int) -> int:

@@ -213,9 +213,17 @@ def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:
     if fm_lines:  # keep line numbers: the front matter lines become empty lines
         body = "\n" * fm_lines + text[source.line_starts[fm_lines] :] if fm_lines < source.line_count else ""
     starts, ends = source.line_starts, source.line_ends
+    # Heading lines and titles repeat in some documents (a changelog's "### Fixed"): each read once.
+    headings: dict[str, tuple[int, str] | None] = {}
+    titles: dict[str, str] = {}
 
     def atx_heading(line: int) -> tuple[int, str] | None:  # the body's lines are the text's but for front matter
-        return _atx_heading(text[starts[line] : ends[line]])
+        source_line = text[starts[line] : ends[line]]
+        try:
+            return headings[source_line]
+        except KeyError:
+            found = headings[source_line] = _atx_heading(source_line)
+            return found
 
     found = fastparse.top_level_blocks(body, None if fm_lines else source.byte_lines()[0], atx_heading)
     fast = found is not None
@@ -244,7 +252,10 @@ def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:
             last -= 1
         if last > first:
             if fast and kind == "heading":
-                append((kind, first, last, level, plain_text(title), info))
+                plain = titles.get(title)
+                if plain is None:
+                    plain = titles[title] = plain_text(title)
+                append((kind, first, last, level, plain, info))
             elif last == stop and first == block[1]:
                 append(block)  # as found
             else:
