@@ -206,24 +206,32 @@ class Document:
         """Tokens of the source from the start of block ``first`` to the end of block ``stop - 1``."""
         return region_tokens(self._cumulative, self.blocks, first, stop)
 
-    def lines_tokens(self, start: int, end: int) -> int | None:
-        """Tokens of ``text[start:end]`` when it is whole lines, the first not blank, read off the
-        parse's encoding of the whole text (:meth:`TextCounts.lines`); else ``None``."""
+    def lines_tokens(self, spans: Sequence[Span]) -> list[int | None]:
+        """Tokens of each ``text[start:end]`` of ``spans`` that is whole lines, the first not blank,
+        read off the parse's encoding of the whole text (:meth:`TextCounts.lines`); else ``None``."""
         counts = self.counts
-        if counts is None or not _STARTS_LINE_TEXT.match(self.text, start):
-            return None
-        source = self.source
+        if counts is None:
+            return [None] * len(spans)
+        text, source = self.text, self.source
         starts, ends = source.line_starts, source.line_ends
-        first = bisect_right(starts, start) - 1
-        if first < 0 or starts[first] != start:
-            return None
-        last = bisect_left(ends, end, first)
-        if last == len(ends) or ends[last] != end:
-            return None
-        if source.ascii:
-            return counts.lines(start, end, start, end)
         byte_starts, byte_ends = source.byte_lines()
-        return counts.lines(start, end, byte_starts[first], byte_ends[last])
+        lines = len(ends)
+        starts_text = _STARTS_LINE_TEXT.match
+        aligned: list[tuple[int, int, int, int]] = []
+        at: list[int] = []  # where each aligned span is in ``spans``
+        for k, (start, end) in enumerate(spans):
+            first = bisect_right(starts, start) - 1
+            if first < 0 or starts[first] != start or not starts_text(text, start):
+                continue
+            last = bisect_left(ends, end, first)
+            if last == lines or ends[last] != end:
+                continue
+            aligned.append((start, end, byte_starts[first], byte_ends[last]))
+            at.append(k)
+        out: list[int | None] = [None] * len(spans)
+        for k, tokens in zip(at, counts.lines(aligned), strict=True):
+            out[k] = tokens
+        return out
 
     def sections_in_order(self) -> list[Section]:
         """Every section below the root, in document order."""

@@ -131,11 +131,26 @@ class _Cutter:
         key = ("tokens", start, end)
         found = self.memo.get(key)
         if found is None:
-            found = self.doc.lines_tokens(start, end)  # whole lines: off the parse's encoding
+            found = self.doc.lines_tokens([(start, end)])[0]  # whole lines: off the parse's encoding
             if found is None:
                 found = self.count(self.text[start:end])
             self.memo[key] = found
         return int(found)
+
+    def spans_tokens(self, spans: list[tuple[int, int]]) -> list[int]:
+        """:meth:`span_tokens` of each span, those not remembered read off the parse's encoding at once."""
+        memo = self.memo
+        keys = [("tokens", start, end) for start, end in spans]
+        found: list[int | None] = [memo.get(key) for key in keys]
+        missing = [k for k, tokens in enumerate(found) if tokens is None]
+        if missing:
+            read = self.doc.lines_tokens([spans[k] for k in missing])
+            for k, tokens in zip(missing, read, strict=True):
+                if tokens is None:
+                    start, end = spans[k]
+                    tokens = self.count(self.text[start:end])
+                found[k] = memo[keys[k]] = tokens
+        return [tokens or 0 for tokens in found]  # every one is an int by now
 
     def text_tokens(self, text: str) -> int:
         """Tokens of an added line (a re-opened fence, a table header), remembered on the document."""
@@ -189,7 +204,7 @@ class _Cutter:
         key = ("run", *(n for a in atoms for n in (a.start, a.end)))
         found = self.memo.get(key)
         if found is None:
-            sizes = [self.span_tokens(a.start, a.end) for a in atoms]
+            sizes = self.spans_tokens([(a.start, a.end) for a in atoms])
             joins = [self.join(a.start, a.end, b.start) for a, b in pairwise(atoms)]
             guesses = [int(_LINE_BREAK.search(self.text, a.end, b.start) is not None) for a, b in pairwise(atoms)]
             found = self.memo[key] = _Run(sizes, [*joins, 0], [*guesses, 0])

@@ -283,32 +283,43 @@ class TextCounts:
             out.append((tokens if tokens >= 0 else count(text[start:end]), join))
         return out
 
-    def lines(self, start: int, end: int, first_byte: int, end_byte: int) -> int | None:
-        """Tokens of ``text[start:end]`` read off the whole-text encoding as :meth:`blocks` reads
-        a block's, or ``None`` where they cannot be (then count the text).
+    def lines(self, spans: Sequence[tuple[int, int, int, int]]) -> list[int | None]:
+        """Tokens of each ``text[start:end]`` of ``spans``, read off the whole-text encoding as
+        :meth:`blocks` reads a block's; ``None`` where it cannot be (then count the text).
 
-        The span must be line-aligned as a block is: ``start`` starts a line that holds text
-        other than white space, ``end`` ends a line (before its break); ``first_byte`` and
-        ``end_byte`` are their UTF-8 offsets. ``None`` for a tokenizer that is not
-        line-additive, a text not encoded whole, or an edge that is not a token boundary of it.
+        Each span ``(start, end, first_byte, end_byte)`` must be line-aligned as a block is:
+        ``start`` starts a line that holds text other than white space, ``end`` ends a line
+        (before its break); ``first_byte`` and ``end_byte`` are their UTF-8 offsets. ``None``
+        for a tokenizer that is not line-additive, a text not encoded whole, or an edge that is
+        not a token boundary of it.
         """
-        if not self._tokenizer.line_additive or end <= start:
-            return None
-        offsets = self._token_offsets()
+        offsets = self._token_offsets() if self._tokenizer.line_additive else None
         if offsets is None:
-            return None
-        text = self._text
-        tail_start = _tail_start(text, start, end if end < len(text) else len(text))
-        tail_byte = end_byte - len(text[tail_start:end].encode("utf-8")) if tail_start < end else end_byte
-        i = bisect_left(offsets, first_byte)
-        if i == len(offsets) or offsets[i] != first_byte:
-            return None
-        j = bisect_left(offsets, tail_byte, i)
-        if j == len(offsets) or offsets[j] != tail_byte:
-            return None
-        if tail_start < end:
-            return j - i + _count_short(self._tokenizer.count, text[tail_start:end])
-        return j - i
+            return [None] * len(spans)
+        text, count, size = self._text, self._tokenizer.count, len(offsets)
+        length, word = len(text), _ASCII_WORD
+        out: list[int | None] = []
+        append = out.append
+        for start, end, first_byte, end_byte in spans:
+            if end <= start or end > length:
+                append(None)
+                continue
+            tail = "" if text[end - 1] in word else text[_tail_start(text, start, end) : end]
+            tail_byte = end_byte - len(tail.encode("utf-8")) if tail else end_byte
+            i = bisect_left(offsets, first_byte)
+            if i == size or offsets[i] != first_byte:
+                append(None)
+                continue
+            # a token holds at least one byte: the one starting at tail_byte is that close
+            hi = i + tail_byte - first_byte + 1
+            j = bisect_left(offsets, tail_byte, i, hi if hi < size else size)
+            if j == size or offsets[j] != tail_byte:
+                append(None)
+            elif tail:
+                append(j - i + _count_short(count, tail))
+            else:
+                append(j - i)
+        return out
 
     def whole(self) -> int | None:
         """Tokens of the whole text when it was encoded whole, else ``None`` (then see :meth:`total`)."""

@@ -425,25 +425,28 @@ def test_counts_of_whole_lines_read_off_the_parse_are_exact(lines: list[str], ne
     finally:
         tokens_module._BACKGROUND_MIN_CHARS = saved
     starts, ends = doc.source.line_starts, doc.source.line_ends
-    for first in range(len(starts)):
-        for last in range(first, len(starts)):
-            found = doc.lines_tokens(starts[first], ends[last])
-            if found is not None:
-                assert found == doc.tokenizer.count(text[starts[first] : ends[last]]), (first, last)
+    spans = [(starts[first], ends[last]) for first in range(len(starts)) for last in range(first, len(starts))]
+    for (start, end), found in zip(spans, doc.lines_tokens(spans), strict=True):
+        if found is not None:
+            assert found == doc.tokenizer.count(text[start:end]), (start, end)
+        assert doc.lines_tokens([(start, end)]) == [found]  # alone as in a batch
     if text.strip() and text.isascii() and "\x0b" not in text and "\x1c" not in text:
         line = next(n for n, line in enumerate(lines) if line.strip(" \t"))
-        assert doc.lines_tokens(starts[line], ends[line]) is not None  # a plain line is read off
+        assert doc.lines_tokens([(starts[line], ends[line])]) != [None]  # a plain line is read off
 
 
 def test_counts_of_whole_lines_decline_what_is_not_whole_lines() -> None:
     """Mid-line edges, a blank first line, a callable tokenizer, a document from JSON: None (counted instead)."""
     text = "# Title\n\n  \nalpha beta.\ngamma\n"
     doc = chunker.parse(text)
-    alpha = text.index("alpha")
-    assert doc.lines_tokens(alpha, text.index(".") + 1) == doc.tokenizer.count("alpha beta.")
-    assert doc.lines_tokens(alpha, text.index("gamma") + 5) == doc.tokenizer.count("alpha beta.\ngamma")
-    assert doc.lines_tokens(alpha + 1, text.index(".") + 1) is None  # mid-line start
-    assert doc.lines_tokens(alpha, text.index(".")) is None  # mid-line end
-    assert doc.lines_tokens(text.index("  \n"), text.index(".") + 1) is None  # a blank first line
-    assert chunker.parse(text, tokenizer=len).lines_tokens(alpha, text.index(".") + 1) is None
-    assert chunker.Document.from_json(doc.to_json()).lines_tokens(alpha, text.index(".") + 1) is None
+    alpha, stop = text.index("alpha"), text.index(".") + 1
+    gamma = text.index("gamma") + 5
+    assert doc.lines_tokens([(alpha, stop), (alpha, gamma)]) == [
+        doc.tokenizer.count("alpha beta."),
+        doc.tokenizer.count("alpha beta.\ngamma"),
+    ]
+    assert doc.lines_tokens([(alpha + 1, stop)]) == [None]  # mid-line start
+    assert doc.lines_tokens([(alpha, stop - 1)]) == [None]  # mid-line end
+    assert doc.lines_tokens([(text.index("  \n"), stop)]) == [None]  # a blank first line
+    assert chunker.parse(text, tokenizer=len).lines_tokens([(alpha, stop)]) == [None]
+    assert chunker.Document.from_json(doc.to_json()).lines_tokens([(alpha, stop)]) == [None]
