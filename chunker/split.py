@@ -42,6 +42,7 @@ _LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
 _STARTS_LINE_TEXT = re.compile(r"[ \t\f\v]*[^\s]")
 _LINE_BREAK = re.compile(r"[\r\n]")
 _AFTER_WORD = re.compile(r"(?<=[0-9A-Za-z])[^0-9A-Za-z]*\Z")
+_ASCII_ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 # A cut falls within this fraction of an even share of what is left (see ``_Cutter._cut_after``).
 _BALANCE = 0.3
@@ -173,6 +174,13 @@ class _Cutter:
         gap = text[left_end:right_start]
         if gap.strip() or not _STARTS_LINE_TEXT.match(text, right_start):
             return None
+        if left_end > left_start and text[left_end - 1] in _ASCII_ALNUM:
+            # the common case: a word or number ends the line, nothing after it (see _join_cost)
+            key = ("join", "", gap)
+            found = self.memo.get(key)
+            if found is None:
+                found = self.memo[key] = self.tokenizer.join_cost("", gap)
+            return int(found)
         return self._join_cost(self.last_line(left_start, left_end), gap)
 
     def last_line(self, start: int, end: int) -> str:
