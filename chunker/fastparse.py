@@ -285,29 +285,45 @@ def inner_blocks(text: str) -> list[RawInner] | None:
     return _inner(root.children, "", line_starts)
 
 
+# Nodes that hold no block: only their inline text (markdown-it.rs's "text" leaves, no inline
+# rule being enabled). A table cell is transparent and holds none either.
+_LEAVES = frozenset(
+    {"paragraph", "heading", "lheading", "fence", "code_block", "html_block", "hr", "tcell", "definition"}
+)
+
+
 def _inner(nodes: Any, parent: str, line_starts: list[int]) -> list[RawInner]:
     out: list[RawInner] = []
+    kinds, leaves = _INNER_KIND_BY_NODE, _LEAVES
     for node in nodes:
         name = node.name
+        children: tuple[RawInner, ...]
         if name == "text":  # a leaf: inline content, or the paragraph of a tight list item
             if parent != "list_item":
                 continue
             kind = "paragraph"
-            children: list[RawInner] = []
-        else:
-            kind = _INNER_KIND_BY_NODE.get(name, "")
-            children = _inner(node.children, name, line_starts)
-            if not kind:  # a table cell: transparent, as in markdown-it-py; a definition: no block
-                out.extend(children)
+            children = ()
+        elif name in leaves:  # nothing inside to walk
+            kind = kinds.get(name, "")
+            if not kind:  # a table cell, a definition
                 continue
-        first, stop = _lines(node.srcmap, line_starts)
-        if kind == "thead":
-            stop = first + 1
+            children = ()
+        else:
+            kind = kinds.get(name, "")
+            inner = _inner(node.children, name, line_starts)
+            if not kind:  # transparent, as in markdown-it-py
+                out.extend(inner)
+                continue
+            children = tuple(inner)
+        start, end = node.srcmap
+        first = bisect_right(line_starts, start) - 1
+        stop = first + 1 if kind == "thead" else bisect_right(line_starts, end - 1 if end > start else start, first)
         info = fence = ""
         if name == "fence":
-            info = str(node.meta.get("info", "")).strip()
-            fence = str(node.meta.get("marker", "")) * int(node.meta.get("marker_len", 0))
-        out.append((kind, first, stop, tuple(children), info, fence))
+            meta = node.meta
+            info = str(meta.get("info", "")).strip()
+            fence = str(meta.get("marker", "")) * int(meta.get("marker_len", 0))
+        out.append((kind, first, stop, children, info, fence))
     return out
 
 

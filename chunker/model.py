@@ -11,20 +11,26 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field
-from itertools import repeat
+from itertools import accumulate, repeat
+from operator import add, attrgetter
 from typing import Any
 
 from chunker.errors import ChunkerError
 from chunker.spans import SourceMap, Span
-from chunker.tokens import Tokenizer, get_tokenizer
+from chunker.tokens import TextCounts, Tokenizer, get_tokenizer
 
 __all__ = ["Block", "Document", "Section"]
 
 DOCUMENT_SCHEMA = "document"
 DOCUMENT_VERSION = 1
+
+# A line start followed by text that is not white space: a pre-token starts there (chunker.tokens).
+_STARTS_LINE_TEXT = re.compile(r"[ \t]*[^\s]")
 
 BLOCK_KINDS = frozenset(
     {"heading", "paragraph", "list", "code", "table", "blockquote", "html", "hr", "text", "front_matter"}
@@ -158,6 +164,8 @@ class Document:
     front_matter_block: Block | None = None
     # The parser's SourceMap of ``text``, reused instead of built again.
     prepared_source: InitVar[SourceMap | None] = None
+    # The parser's counts of ``text`` (its whole encoding), for :meth:`lines_tokens`.
+    counts: TextCounts | None = field(default=None, repr=False)
     source: SourceMap = field(init=False, repr=False)
     _cumulative: list[int] = field(init=False, repr=False)
     # Limit-independent work done while cutting (inner block structure, counts of
@@ -197,6 +205,33 @@ class Document:
     def region_tokens(self, first: int, stop: int) -> int:
         """Tokens of the source from the start of block ``first`` to the end of block ``stop - 1``."""
         return region_tokens(self._cumulative, self.blocks, first, stop)
+
+    def lines_tokens(self, spans: Sequence[Span]) -> list[int | None]:
+        """Tokens of each ``text[start:end]`` of ``spans`` that is whole lines, the first not blank,
+        read off the parse's encoding of the whole text (:meth:`TextCounts.lines`); else ``None``."""
+        counts = self.counts
+        if counts is None:
+            return [None] * len(spans)
+        text, source = self.text, self.source
+        starts, ends = source.line_starts, source.line_ends
+        byte_starts, byte_ends = source.byte_lines()
+        lines = len(ends)
+        starts_text = _STARTS_LINE_TEXT.match
+        aligned: list[tuple[int, int, int, int]] = []
+        at: list[int] = []  # where each aligned span is in ``spans``
+        for k, (start, end) in enumerate(spans):
+            first = bisect_right(starts, start) - 1
+            if first < 0 or starts[first] != start or not starts_text(text, start):
+                continue
+            last = bisect_left(ends, end, first)
+            if last == lines or ends[last] != end:
+                continue
+            aligned.append((start, end, byte_starts[first], byte_ends[last]))
+            at.append(k)
+        out: list[int | None] = [None] * len(spans)
+        for k, tokens in zip(at, counts.lines(aligned), strict=True):
+            out[k] = tokens
+        return out
 
     def sections_in_order(self) -> list[Section]:
         """Every section below the root, in document order."""
@@ -329,12 +364,13 @@ def new_section(
     return section
 
 
+_tokens_of = attrgetter("tokens")
+_joins_of = attrgetter("join_tokens")
+
+
 def cumulative_tokens(blocks: Sequence[Block]) -> list[int]:
     """Prefix sums of block tokens plus joins: entry k covers blocks[:k]."""
-    cumulative = [0]
-    for block in blocks:
-        cumulative.append(cumulative[-1] + block.tokens + block.join_tokens)
-    return cumulative
+    return list(accumulate(map(add, map(_tokens_of, blocks), map(_joins_of, blocks)), initial=0))
 
 
 def region_tokens(cumulative: list[int], blocks: Sequence[Block], first: int, stop: int) -> int:

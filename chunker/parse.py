@@ -21,7 +21,7 @@ import os
 import re
 import threading
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,6 +123,7 @@ def _parse(text: str, name: str, counter: Tokenizer) -> Document:
         front_matter=front_matter,
         front_matter_block=fm_block,
         prepared_source=source,
+        counts=counts,
     )
 
 
@@ -212,9 +213,17 @@ def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:
     if fm_lines:  # keep line numbers: the front matter lines become empty lines
         body = "\n" * fm_lines + text[source.line_starts[fm_lines] :] if fm_lines < source.line_count else ""
     starts, ends = source.line_starts, source.line_ends
+    # Heading lines and titles repeat in some documents (a changelog's "### Fixed"): each read once.
+    headings: dict[str, tuple[int, str] | None] = {}
+    titles: dict[str, str] = {}
 
     def atx_heading(line: int) -> tuple[int, str] | None:  # the body's lines are the text's but for front matter
-        return _atx_heading(text[starts[line] : ends[line]])
+        source_line = text[starts[line] : ends[line]]
+        try:
+            return headings[source_line]
+        except KeyError:
+            found = headings[source_line] = _atx_heading(source_line)
+            return found
 
     found = fastparse.top_level_blocks(body, None if fm_lines else source.byte_lines()[0], atx_heading)
     fast = found is not None
@@ -243,7 +252,10 @@ def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:
             last -= 1
         if last > first:
             if fast and kind == "heading":
-                append((kind, first, last, level, plain_text(title), info))
+                plain = titles.get(title)
+                if plain is None:
+                    plain = titles[title] = plain_text(title)
+                append((kind, first, last, level, plain, info))
             elif last == stop and first == block[1]:
                 append(block)  # as found
             else:
@@ -457,6 +469,11 @@ class InnerNode:
     fence: str = ""  # the fence characters of a fenced code block, e.g. "```"
 
 
+_new = object.__new__
+_i_kind, _i_first, _i_stop, _i_children, _i_info, _i_fence = (
+    InnerNode.__dict__[name].__set__ for name in ("kind", "first", "stop", "children", "info", "fence")
+)
+
 _INNER_KIND = {
     **_KIND_BY_TOKEN,
     "list_item_open": "item",
@@ -475,10 +492,17 @@ def inner_structure(text: str, first_line: int) -> list[InnerNode]:
     item into it, markdown-it.rs does not: trimmed, both paths agree).
     """
     starts, ends = line_bounds(text)
+    lines = len(starts)
 
     def stop_of(first: int, stop: int) -> int:
-        stop = min(stop, len(starts))
-        while stop > first and _NON_BLANK.search(text, starts[stop - 1], ends[stop - 1]) is None:
+        if stop > lines:
+            stop = lines
+        while stop > first:
+            end = ends[stop - 1]  # a line that ends in a character other than white space is not blank
+            if end > starts[stop - 1] and text[end - 1] not in " \t\f\v":
+                break
+            if _NON_BLANK.search(text, starts[stop - 1], end) is not None:
+                break
             stop -= 1
         return stop
 
@@ -490,18 +514,18 @@ def inner_structure(text: str, first_line: int) -> list[InnerNode]:
     return nodes
 
 
-def _from_raw(raw: list[fastparse.RawInner], offset: int, stop_of: Callable[[int, int], int]) -> list[InnerNode]:
-    return [
-        InnerNode(
-            kind,
-            first + offset,
-            stop_of(first, stop) + offset,
-            tuple(_from_raw(list(kids), offset, stop_of)),
-            info,
-            fence,
-        )
-        for kind, first, stop, kids, info, fence in raw
-    ]
+def _from_raw(raw: Sequence[fastparse.RawInner], offset: int, stop_of: Callable[[int, int], int]) -> list[InnerNode]:
+    out: list[InnerNode] = []
+    for kind, first, stop, kids, info, fence in raw:
+        node = _new(InnerNode)  # InnerNode(...) without the frozen dataclass's per-field __setattr__
+        _i_kind(node, kind)
+        _i_first(node, first + offset)
+        _i_stop(node, stop_of(first, stop) + offset)
+        _i_children(node, tuple(_from_raw(kids, offset, stop_of)) if kids else ())
+        _i_info(node, info)
+        _i_fence(node, fence)
+        out.append(node)
+    return out
 
 
 _FENCE_LIKE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,})", re.MULTILINE)

@@ -42,6 +42,7 @@ _LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
 _STARTS_LINE_TEXT = re.compile(r"[ \t\f\v]*[^\s]")
 _LINE_BREAK = re.compile(r"[\r\n]")
 _AFTER_WORD = re.compile(r"(?<=[0-9A-Za-z])[^0-9A-Za-z]*\Z")
+_ASCII_ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 # A cut falls within this fraction of an even share of what is left (see ``_Cutter._cut_after``).
 _BALANCE = 0.3
@@ -131,8 +132,26 @@ class _Cutter:
         key = ("tokens", start, end)
         found = self.memo.get(key)
         if found is None:
-            found = self.memo[key] = self.count(self.text[start:end])
+            found = self.doc.lines_tokens([(start, end)])[0]  # whole lines: off the parse's encoding
+            if found is None:
+                found = self.count(self.text[start:end])
+            self.memo[key] = found
         return int(found)
+
+    def spans_tokens(self, spans: list[tuple[int, int]]) -> list[int]:
+        """:meth:`span_tokens` of each span, those not remembered read off the parse's encoding at once."""
+        memo = self.memo
+        keys = [("tokens", start, end) for start, end in spans]
+        found: list[int | None] = [memo.get(key) for key in keys]
+        missing = [k for k, tokens in enumerate(found) if tokens is None]
+        if missing:
+            read = self.doc.lines_tokens([spans[k] for k in missing])
+            for k, tokens in zip(missing, read, strict=True):
+                if tokens is None:
+                    start, end = spans[k]
+                    tokens = self.count(self.text[start:end])
+                found[k] = memo[keys[k]] = tokens
+        return [tokens or 0 for tokens in found]  # every one is an int by now
 
     def text_tokens(self, text: str) -> int:
         """Tokens of an added line (a re-opened fence, a table header), remembered on the document."""
@@ -155,6 +174,13 @@ class _Cutter:
         gap = text[left_end:right_start]
         if gap.strip() or not _STARTS_LINE_TEXT.match(text, right_start):
             return None
+        if left_end > left_start and text[left_end - 1] in _ASCII_ALNUM:
+            # the common case: a word or number ends the line, nothing after it (see _join_cost)
+            key = ("join", "", gap)
+            found = self.memo.get(key)
+            if found is None:
+                found = self.memo[key] = self.tokenizer.join_cost("", gap)
+            return int(found)
         return self._join_cost(self.last_line(left_start, left_end), gap)
 
     def last_line(self, start: int, end: int) -> str:
@@ -186,7 +212,7 @@ class _Cutter:
         key = ("run", *(n for a in atoms for n in (a.start, a.end)))
         found = self.memo.get(key)
         if found is None:
-            sizes = [self.span_tokens(a.start, a.end) for a in atoms]
+            sizes = self.spans_tokens([(a.start, a.end) for a in atoms])
             joins = [self.join(a.start, a.end, b.start) for a, b in pairwise(atoms)]
             guesses = [int(_LINE_BREAK.search(self.text, a.end, b.start) is not None) for a, b in pairwise(atoms)]
             found = self.memo[key] = _Run(sizes, [*joins, 0], [*guesses, 0])

@@ -16,6 +16,7 @@ import functools
 import os
 import threading
 import unicodedata
+from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -130,7 +131,7 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def _offsets_in_background(encoding: Any, lengths: list[int], text: str) -> Future[list[int]]:
+def _offsets_in_background(encoding: Any, lengths: list[int], text: str) -> Future[array[int]]:
     """Start :func:`_token_offsets_of` ``text`` in the worker thread; return once it runs.
 
     The parse that follows holds the GIL through long calls into compiled code
@@ -140,20 +141,25 @@ def _offsets_in_background(encoding: Any, lengths: list[int], text: str) -> Futu
     """
     started = threading.Event()
 
-    def offsets() -> list[int]:
+    def offsets() -> array[int]:
         started.set()
-        return _token_offsets_of(encoding.encode_ordinary(text), lengths)
+        return _token_offsets_of(encoding.encode_ordinary(text), lengths, len(text))
 
     future = _background().submit(offsets)
     started.wait()
     return future
 
 
-def _token_offsets_of(ids: list[int], lengths: list[int]) -> list[int]:
-    """UTF-8 offset of every token of an encoding, then the length of the text in bytes."""
+def _token_offsets_of(ids: list[int], lengths: list[int], chars: int) -> array[int]:
+    """UTF-8 offset of every token of an encoding of a text of ``chars`` characters, then its length in bytes.
+
+    An array of machine integers: a Document keeps it (for the counts of lines cut out of
+    its blocks), and a list would hold a Python int per token, nine times the memory.
+    """
+    typecode = "I" if chars < 2**30 else "Q"  # a character is at most 4 bytes
     if len(ids) < 2:  # itemgetter of one key gives the item, not a tuple
-        return list(accumulate(map(lengths.__getitem__, ids), initial=0))
-    return list(accumulate(itemgetter(*ids)(lengths), initial=0))  # one call looks them all up
+        return array(typecode, accumulate(map(lengths.__getitem__, ids), initial=0))
+    return array(typecode, accumulate(itemgetter(*ids)(lengths), initial=0))  # one call looks them all up
 
 
 @functools.cache
@@ -187,16 +193,16 @@ class TextCounts:
     def __init__(self, tokenizer: Tokenizer, text: str) -> None:
         self._tokenizer = tokenizer
         self._text = text
-        self._offsets: list[int] | None = None
+        self._offsets: array[int] | None = None
         self._resolved = False
-        self._future: Future[list[int]] | None = None
+        self._future: Future[array[int]] | None = None
         lengths = _token_lengths(tokenizer._encoding) if tokenizer.line_additive and tokenizer._encoding else None
         if lengths is None or not _encodable(text):
             self._resolved = True
         elif len(text) >= _BACKGROUND_MIN_CHARS:
             self._future = _offsets_in_background(tokenizer._encoding, lengths, text)
 
-    def _token_offsets(self) -> list[int] | None:
+    def _token_offsets(self) -> array[int] | None:
         """UTF-8 offset of every token of the whole text, then the text's length in bytes."""
         if self._resolved:
             return self._offsets
@@ -208,7 +214,7 @@ class TextCounts:
             encoding = self._tokenizer._encoding
             lengths = _token_lengths(encoding)
             assert lengths is not None  # only then is there anything to resolve
-            self._offsets = _token_offsets_of(encoding.encode_ordinary(self._text), lengths)
+            self._offsets = _token_offsets_of(encoding.encode_ordinary(self._text), lengths, len(self._text))
         return self._offsets
 
     def blocks(self, spans: Sequence[tuple[int, int]], byte_spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -275,6 +281,44 @@ class TextCounts:
                             tokens += tail_count
                         lo = j
             out.append((tokens if tokens >= 0 else count(text[start:end]), join))
+        return out
+
+    def lines(self, spans: Sequence[tuple[int, int, int, int]]) -> list[int | None]:
+        """Tokens of each ``text[start:end]`` of ``spans``, read off the whole-text encoding as
+        :meth:`blocks` reads a block's; ``None`` where it cannot be (then count the text).
+
+        Each span ``(start, end, first_byte, end_byte)`` must be line-aligned as a block is:
+        ``start`` starts a line that holds text other than white space, ``end`` ends a line
+        (before its break); ``first_byte`` and ``end_byte`` are their UTF-8 offsets. ``None``
+        for a tokenizer that is not line-additive, a text not encoded whole, or an edge that is
+        not a token boundary of it.
+        """
+        offsets = self._token_offsets() if self._tokenizer.line_additive else None
+        if offsets is None:
+            return [None] * len(spans)
+        text, count, size = self._text, self._tokenizer.count, len(offsets)
+        length, word = len(text), _ASCII_WORD
+        out: list[int | None] = []
+        append = out.append
+        for start, end, first_byte, end_byte in spans:
+            if end <= start or end > length:
+                append(None)
+                continue
+            tail = "" if text[end - 1] in word else text[_tail_start(text, start, end) : end]
+            tail_byte = end_byte - len(tail.encode("utf-8")) if tail else end_byte
+            i = bisect_left(offsets, first_byte)
+            if i == size or offsets[i] != first_byte:
+                append(None)
+                continue
+            # a token holds at least one byte: the one starting at tail_byte is that close
+            hi = i + tail_byte - first_byte + 1
+            j = bisect_left(offsets, tail_byte, i, hi if hi < size else size)
+            if j == size or offsets[j] != tail_byte:
+                append(None)
+            elif tail:
+                append(j - i + _count_short(count, tail))
+            else:
+                append(j - i)
         return out
 
     def whole(self) -> int | None:

@@ -406,3 +406,47 @@ def test_tail_start_finds_the_last_pretoken_of_the_piece(piece: str, before: int
     text = "x." * before + piece + ".x" * after
     start, end = 2 * before, 2 * before + len(piece)
     assert text[_tail_start(text, start, end) : end] == _pretoken_tail(piece)
+
+
+_any_line = st.text(alphabet=st.sampled_from(list("ab .,!?-_`#|()'é日1 \t*>:=\xa0\u3000\x0b\x1c")), max_size=14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_any_line, min_size=1, max_size=10), st.sampled_from(["\n", "\r\n", "\r"]), st.booleans())
+def test_counts_of_whole_lines_read_off_the_parse_are_exact(lines: list[str], newline: str, background: bool) -> None:
+    """Document.lines_tokens (the cutter's line counts) equals a count of the lines alone, or declines."""
+    import chunker.tokens as tokens_module
+
+    text = newline.join(lines)
+    saved = tokens_module._BACKGROUND_MIN_CHARS
+    tokens_module._BACKGROUND_MIN_CHARS = 0 if background else saved
+    try:
+        doc = chunker.parse(text)
+    finally:
+        tokens_module._BACKGROUND_MIN_CHARS = saved
+    starts, ends = doc.source.line_starts, doc.source.line_ends
+    spans = [(starts[first], ends[last]) for first in range(len(starts)) for last in range(first, len(starts))]
+    for (start, end), found in zip(spans, doc.lines_tokens(spans), strict=True):
+        if found is not None:
+            assert found == doc.tokenizer.count(text[start:end]), (start, end)
+        assert doc.lines_tokens([(start, end)]) == [found]  # alone as in a batch
+    if text.strip() and text.isascii() and "\x0b" not in text and "\x1c" not in text:
+        line = next(n for n, line in enumerate(lines) if line.strip(" \t"))
+        assert doc.lines_tokens([(starts[line], ends[line])]) != [None]  # a plain line is read off
+
+
+def test_counts_of_whole_lines_decline_what_is_not_whole_lines() -> None:
+    """Mid-line edges, a blank first line, a callable tokenizer, a document from JSON: None (counted instead)."""
+    text = "# Title\n\n  \nalpha beta.\ngamma\n"
+    doc = chunker.parse(text)
+    alpha, stop = text.index("alpha"), text.index(".") + 1
+    gamma = text.index("gamma") + 5
+    assert doc.lines_tokens([(alpha, stop), (alpha, gamma)]) == [
+        doc.tokenizer.count("alpha beta."),
+        doc.tokenizer.count("alpha beta.\ngamma"),
+    ]
+    assert doc.lines_tokens([(alpha + 1, stop)]) == [None]  # mid-line start
+    assert doc.lines_tokens([(alpha, stop - 1)]) == [None]  # mid-line end
+    assert doc.lines_tokens([(text.index("  \n"), stop)]) == [None]  # a blank first line
+    assert chunker.parse(text, tokenizer=len).lines_tokens([(alpha, stop)]) == [None]
+    assert chunker.Document.from_json(doc.to_json()).lines_tokens([(alpha, stop)]) == [None]
