@@ -450,3 +450,36 @@ def test_counts_of_whole_lines_decline_what_is_not_whole_lines() -> None:
     assert doc.lines_tokens([(text.index("  \n"), stop)]) == [None]  # a blank first line
     assert chunker.parse(text, tokenizer=len).lines_tokens([(alpha, stop)]) == [None]
     assert chunker.Document.from_json(doc.to_json()).lines_tokens([(alpha, stop)]) == [None]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["<|endoftext|>", "<|fim_prefix|>", "\n", "\r\n", " ", "\xa0", "é", "漢", "🙂", "|", "."]),
+            st.text(st.characters(blacklist_categories=("Cs",)), max_size=20),
+        ),
+        max_size=30,
+    ).map("".join)
+)
+def test_token_offsets_with_and_without_numpy_are_those_of_encode_ordinary(text: str) -> None:
+    """The whole-text offsets come from ``encode_to_numpy`` when numpy is there (no special token
+    allowed, none refused: special-token text is ordinary text) and from ``encode_ordinary``
+    otherwise; both are the byte offsets of ``encode_ordinary``'s tokens, then the text's length."""
+    import chunker.tokens as tokens_module
+
+    encoding = get_tokenizer()._encoding
+    lengths = tokens_module._token_lengths(encoding)
+    assert lengths is not None
+    ids = encoding.encode_ordinary(text)
+    expected = [0]
+    for token in ids:
+        expected.append(expected[-1] + lengths[token])
+    assert expected[-1] == len(text.encode("utf-8"))
+    assert list(tokens_module._encode_offsets(encoding, lengths, text)) == expected
+    saved = tokens_module._np
+    tokens_module._np = None
+    try:
+        assert list(tokens_module._encode_offsets(encoding, lengths, text)) == expected
+    finally:
+        tokens_module._np = saved
