@@ -510,12 +510,7 @@ class _Packer:
         return prefix + self.doc.text[head.start : tail.end] + suffix
 
     def _repair(self, draft: _Draft) -> list[_Final]:
-        atoms: list[_Unit] = []
-        for unit in draft.units:
-            if unit.piece is not None or unit.stop - unit.first <= 1:
-                atoms.append(unit)
-            else:
-                atoms.extend(self._block_unit(i) for i in range(unit.first, unit.stop))
+        atoms = self._atoms(draft.units)
         out: list[_Final] = []
         current: list[_Unit] = []
         fitted: _Final | None = None
@@ -667,12 +662,7 @@ class _Packer:
             return None
         if (left.units[-1].continues and not rejoin) or not _joinable(left.units[-1], right.units[0]):
             return None
-        depth = 0
-        for x, y in zip(left.key, right.key, strict=False):
-            if x != y:
-                break
-            depth += 1
-        joined = _Draft(left.path[: depth + 1], left.preamble, [*left.units, *right.units], key=left.key[:depth])
+        joined = self._common([*left.units, *right.units], left, right)
         tokens = None
         tail, head = left.units[-1], right.units[0]
         if (

@@ -16,11 +16,7 @@ import pytest
 import chunker
 from tests.conftest import corpus_files, requires_corpus
 from tests.invariants import check_chunk_set, unclosed_fences
-
-
-def words(n: int, word: str = "word") -> str:
-    """A paragraph of exactly n cl100k tokens (' word' is one token)."""
-    return " ".join([word] * n)
+from tests.test_pack import words
 
 
 def run(text: str, target: int, cap: int, **options: object) -> chunker.ChunkSet:
