@@ -68,7 +68,7 @@ class Piece:
 class _Atom:
     start: int
     end: int
-    strength: int  # of the boundary after this atom
+    strength: float  # of the boundary after this atom (see _by_indentation for fractions)
     node: InnerNode | None = None  # for descending into nested structure
     level: int = _LINE  # how this atom was found; descending goes finer
 
@@ -391,7 +391,7 @@ class _Cutter:
             return n
         aim = _share(total, max(room, 1), max(later, 1))
         low, high = aim * (1 - _BALANCE), min(room, aim * (1 + _BALANCE))
-        best, best_key = i + 1, (-1, 0.0)
+        best, best_key = i + 1, (-1.0, 0.0)
         nearest, nearest_gap = i + 1, float("inf")
         for j in range(i + 1, n):
             size = run.estimate(i, j)
@@ -510,7 +510,7 @@ class _Cutter:
         body_stop = stop - 1 if closed else stop
         block_end = span[1]
         open_start = self.src.line_starts[first]
-        atoms = self.line_atoms(body_first, body_stop)
+        atoms = _by_indentation(self.text, self.line_atoms(body_first, body_stop))
         if not atoms:  # only fence lines: nothing to re-fence, cut as text
             return self.cut_text(span[0], span[1], first_limit, limit, "split_code", _LINE)
         body_start, body_end = atoms[0].start, atoms[-1].end
@@ -649,6 +649,35 @@ class _Cutter:
                 atoms, first_limit, limit, self.plain("split_html"), self._descend_text("split_html", _SENTENCE)
             )
         return self.cut_text(span[0], span[1], first_limit, limit, flag, _LINE)
+
+
+_CLOSING_BRACKETS = frozenset(")]}")
+
+
+def _by_indentation(text: str, atoms: list[_Atom]) -> list[_Atom]:
+    """Code lines, each line end made a better cut the shallower the line after it.
+
+    Where the body's lines are not all at one indentation, the end of a line before a line
+    at the same or a shallower indentation (a YAML key, a statement, a definition: not the
+    first line of a deeper block, nor a closing bracket, which ends what is above it) gets
+    a strength between a line's and a blank line's: the shallower the next line, the
+    stronger. So a piece of code starts at a top-level key or definition where one lies
+    near its share, else at the shallowest line there. Blank lines stay the best cut.
+    """
+    if len(atoms) < 2:
+        return atoms
+    lines = [text[a.start : a.end] for a in atoms]
+    indents = [len(line) - len(line.lstrip(" \t")) for line in lines]
+    levels = sorted(set(indents))
+    if len(levels) == 1:
+        return atoms
+    rank = {indent: n for n, indent in enumerate(levels)}
+    out = list(atoms)
+    for n in range(len(atoms) - 1):
+        after = indents[n + 1]
+        if out[n].strength == _LINE and after <= indents[n] and lines[n + 1][after] not in _CLOSING_BRACKETS:
+            out[n] = _Atom(out[n].start, out[n].end, _LINE + 1 / (2 + rank[after]))
+    return out
 
 
 def sentence_starts(text: str, start: int, end: int) -> list[int]:

@@ -240,6 +240,46 @@ def test_code_is_cut_before_a_blank_line_near_the_even_share() -> None:
         assert chunk.markdown.startswith("```python\ndef step_"), chunk.markdown[:40]
 
 
+def test_code_without_blank_lines_is_cut_before_its_shallowest_lines() -> None:
+    """A YAML file with no blank line, keys of 45 tokens: each piece starts at a top-level key
+    (before: at the line nearest the even share, five of seven inside a key's list)."""
+    keys = "\n".join(
+        f"section_{n}:\n  name: part {n}\n  items:\n" + "\n".join(f"    - item_{n}_{k}" for k in range(4))
+        for n in range(16)
+    )
+    chunks = _pieces(f"```yaml\n{keys}\n```\n", 120, 240)
+    assert len(chunks) >= 3
+    for chunk in chunks[1:]:
+        assert chunk.markdown.startswith("```yaml\nsection_"), chunk.markdown[:40]
+
+
+def test_line_ends_in_code_are_ranked_by_the_indentation_of_the_next_line() -> None:
+    """Before a top-level line: strongest; before a shallower or equal line: by its depth;
+    before a closing bracket or the first line of a deeper block: a plain line end."""
+    code = "function a() {\n  if (x) {\n    y();\n    z();\n  }\n  w();\n}\nfunction b() {\n  v();\n}"
+    starts = [0]
+    for line in code.split("\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    atoms = [
+        split._Atom(start, code.index("\n", start) if "\n" in code[start:] else len(code), split._LINE)
+        for start in starts
+    ]
+    ranked = [atom.strength for atom in split._by_indentation(code, atoms)]
+    line = split._LINE
+    assert ranked == [
+        line,  # "function a() {" then a deeper block
+        line,  # "  if (x) {" then a deeper block
+        line + 1 / 4,  # "    y();" then "    z();", the deepest level
+        line,  # "    z();" then "  }": a closing bracket
+        line + 1 / 3,  # "  }" then "  w();", the second level
+        line,  # "  w();" then "}": a closing bracket
+        line + 1 / 2,  # "}" then "function b() {", top level
+        line,  # "function b() {" then a deeper block
+        line,  # "  v();" then "}"
+        line,  # the last line: no cut after it
+    ]
+
+
 def test_a_list_item_line_before_its_big_nested_list_is_not_left_alone() -> None:
     """A table of contents: an item's link line joins the first piece of its nested list."""
     nested = "\n".join(f"  - [Subsection number {n} of the proposal](#subsection-{n})" for n in range(60))
