@@ -30,6 +30,7 @@ from itertools import accumulate, pairwise
 
 from chunker.model import Block, Document
 from chunker.parse import InnerNode, inner_structure, unclosed_fence
+from chunker.tokens import _ASCII_WORD
 
 __all__ = ["Piece", "cut_block", "sentence_starts"]
 
@@ -42,7 +43,6 @@ _LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
 _STARTS_LINE_TEXT = re.compile(r"[ \t\f\v]*[^\s]")
 _LINE_BREAK = re.compile(r"[\r\n]")
 _AFTER_WORD = re.compile(r"(?<=[0-9A-Za-z])[^0-9A-Za-z]*\Z")
-_ASCII_ALNUM = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
 # A cut falls within this fraction of an even share of what is left (see ``_Cutter._cut_after``).
 _BALANCE = 0.3
@@ -129,14 +129,7 @@ class _Cutter:
 
     def span_tokens(self, start: int, end: int) -> int:
         """Tokens of ``text[start:end]``, remembered on the document across re-chunks."""
-        key = ("tokens", start, end)
-        found = self.memo.get(key)
-        if found is None:
-            found = self.doc.lines_tokens([(start, end)])[0]  # whole lines: off the parse's encoding
-            if found is None:
-                found = self.count(self.text[start:end])
-            self.memo[key] = found
-        return int(found)
+        return self.spans_tokens([(start, end)])[0]
 
     def spans_tokens(self, spans: list[tuple[int, int]]) -> list[int]:
         """:meth:`span_tokens` of each span, those not remembered read off the parse's encoding at once."""
@@ -174,7 +167,7 @@ class _Cutter:
         gap = text[left_end:right_start]
         if gap.strip() or not _STARTS_LINE_TEXT.match(text, right_start):
             return None
-        if left_end > left_start and text[left_end - 1] in _ASCII_ALNUM:
+        if left_end > left_start and text[left_end - 1] in _ASCII_WORD:
             # the common case: a word or number ends the line, nothing after it (see _join_cost)
             key = ("join", "", gap)
             found = self.memo.get(key)
