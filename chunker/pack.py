@@ -26,7 +26,7 @@ from chunker.hierarchy import outline
 from chunker.model import Block, Document, Section
 from chunker.parse import unclosed_fence
 from chunker.split import Piece, cut_block, sentence_starts
-from chunker.tokens import _pretoken_tail
+from chunker.tokens import pretoken_tail
 
 __all__ = ["MIN_HARD_CAP", "chunk"]
 
@@ -476,7 +476,7 @@ class _Packer:
                 return False
             if left.start != block.start:
                 text = self.doc.text
-                if _pretoken_tail(text[left.start : left.end]) != _pretoken_tail(text[block.start : block.end]):
+                if pretoken_tail(text[left.start : left.end]) != pretoken_tail(text[block.start : block.end]):
                     return False
         return right.piece is None or right.start == self._block(right).start
 

@@ -30,7 +30,7 @@ from itertools import accumulate, pairwise
 
 from chunker.model import Block, Document
 from chunker.parse import InnerNode, inner_structure, unclosed_fence
-from chunker.tokens import _ASCII_WORD
+from chunker.tokens import ASCII_WORD
 
 __all__ = ["Piece", "cut_block", "sentence_starts"]
 
@@ -167,7 +167,7 @@ class _Cutter:
         gap = text[left_end:right_start]
         if gap.strip() or not _STARTS_LINE_TEXT.match(text, right_start):
             return None
-        if left_end > left_start and text[left_end - 1] in _ASCII_WORD:
+        if left_end > left_start and text[left_end - 1] in ASCII_WORD:
             # the common case: a word or number ends the line, nothing after it (see _join_cost)
             key = ("join", "", gap)
             found = self.memo.get(key)

@@ -33,7 +33,7 @@ try:
 except ImportError:  # pragma: no cover - a dependency; the engine works without it, a little slower
     _np = None
 
-__all__ = ["DEFAULT_TOKENIZER", "HF_PREFIX", "TextCounts", "Tokenizer", "get_tokenizer"]
+__all__ = ["ASCII_WORD", "DEFAULT_TOKENIZER", "HF_PREFIX", "TextCounts", "Tokenizer", "get_tokenizer", "pretoken_tail"]
 
 DEFAULT_TOKENIZER = "cl100k_base"
 HF_PREFIX = "hf:"  # names a Hugging Face tokenizer.json: "hf:" + the path as the caller gave it
@@ -77,7 +77,7 @@ class Tokenizer:
         if not self.line_additive:
             line = left[max(left.rfind("\n"), left.rfind("\r")) + 1 :]
             return self.count(line + gap) - self.count(line)
-        return _join_cost(self.count, _pretoken_tail(left), gap)
+        return _join_cost(self.count, pretoken_tail(left), gap)
 
     def text_counts(self, text: str) -> TextCounts:
         """Start counting ``text`` and its blocks; see :class:`TextCounts`."""
@@ -268,7 +268,7 @@ class TextCounts:
             return out
         offsets = self._token_offsets()
         size = len(offsets) if offsets is not None else 0
-        length, word = len(text), _ASCII_WORD
+        length, word = len(text), ASCII_WORD
         # The gaps and tails of a document repeat: their costs are kept for this call, the
         # joins after a word (no tail) by the gap alone.
         gap_joins: dict[str, int] = {}
@@ -329,7 +329,7 @@ class TextCounts:
         if offsets is None:
             return [None] * len(spans)
         text, count, size = self._text, self._tokenizer.count, len(offsets)
-        length, word = len(text), _ASCII_WORD
+        length, word = len(text), ASCII_WORD
         out: list[int | None] = []
         append = out.append
         for start, end, first_byte, end_byte in spans:
@@ -392,7 +392,7 @@ _WHITE_SPACE = frozenset(
 _LINE_BREAKS = frozenset("\r\n")
 
 
-def _pretoken_tail(text: str) -> str:
+def pretoken_tail(text: str) -> str:
     """The last pre-token of ``text`` that a following line break can merge with.
 
     A trailing run of white space other than line breaks (``" "``, a tab, a no-break space)
@@ -416,19 +416,19 @@ def _pretoken_tail(text: str) -> str:
     return text[i:end]
 
 
-# ASCII characters by what they are to the pre-tokenizer (see _pretoken_tail): letters and
+# ASCII characters by what they are to the pre-tokenizer (see pretoken_tail): letters and
 # digits, and the characters of a punctuation pre-token (neither space nor letter nor digit).
-_ASCII_WORD = frozenset(c for c in map(chr, range(128)) if _is_word_char(c))
+ASCII_WORD = frozenset(c for c in map(chr, range(128)) if _is_word_char(c))
 _ASCII_PUNCT = frozenset(c for c in map(chr, range(128)) if c not in _WHITE_SPACE and not _is_word_char(c))
 
 
 def _tail_start(text: str, start: int, end: int) -> int:
-    """Where :func:`_pretoken_tail` of ``text[start:end]`` starts, without copying the piece in the common cases;
+    """Where :func:`pretoken_tail` of ``text[start:end]`` starts, without copying the piece in the common cases;
     ``end`` is at most ``len(text)``."""
     if end <= start:
         return end
     last = text[end - 1]
-    if last in _ASCII_WORD:  # a word or number ends the text: no tail
+    if last in ASCII_WORD:  # a word or number ends the text: no tail
         return end
     if last in _ASCII_PUNCT:  # a run of ASCII punctuation, maybe after one space
         i = end - 1
@@ -436,7 +436,7 @@ def _tail_start(text: str, start: int, end: int) -> int:
             i -= 1
         if i == start or text[i - 1].isascii():
             return i - 1 if i > start and text[i - 1] == " " else i
-    return end - len(_pretoken_tail(text[start:end]))
+    return end - len(pretoken_tail(text[start:end]))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -99,7 +99,7 @@ def test_summed_piece_counts_equal_recounts_on_generated_text(text: str, target:
     """The same on generated Markdown: code, tables, lists, quotes, CRLF, odd line endings.
 
     Whole chunks are checked too (a block ending in a no-break space was summed one token
-    high until ``_pretoken_tail`` learnt tiktoken's white space), except with U+2028 or
+    high until ``pretoken_tail`` learnt tiktoken's white space), except with U+2028 or
     U+001C, which the fence check's ``splitlines`` takes for line breaks.
     """
     checker = _Recount()

@@ -400,12 +400,12 @@ def test_a_forked_child_counts_with_its_own_worker_thread() -> None:
     st.integers(0, 3),
 )
 def test_tail_start_finds_the_last_pretoken_of_the_piece(piece: str, before: int, after: int) -> None:
-    """_tail_start on a piece inside a longer text gives what _pretoken_tail gives on the piece alone."""
-    from chunker.tokens import _pretoken_tail, _tail_start
+    """_tail_start on a piece inside a longer text gives what pretoken_tail gives on the piece alone."""
+    from chunker.tokens import _tail_start, pretoken_tail
 
     text = "x." * before + piece + ".x" * after
     start, end = 2 * before, 2 * before + len(piece)
-    assert text[_tail_start(text, start, end) : end] == _pretoken_tail(piece)
+    assert text[_tail_start(text, start, end) : end] == pretoken_tail(piece)
 
 
 _any_line = st.text(alphabet=st.sampled_from(list("ab .,!?-_`#|()'é日1 \t*>:=\xa0\u3000\x0b\x1c")), max_size=14)
