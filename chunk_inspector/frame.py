@@ -310,10 +310,12 @@ def current() -> Opened | None:
 
     A page normally runs inside app.py, after the frame. On the first run of a fresh server
     whose first request is a page URL (a shared link to /compare), Streamlit still treats
-    ``pages/`` as an old-style page folder and runs the page alone; the page then draws the
-    frame itself, so the link works all the same.
+    ``pages/`` as an old-style page folder and runs the page alone, with that folder's list
+    in the sidebar and no top navigation: the page then reruns inside app.py
+    (:func:`_rerun_in_frame`), and only where that is not possible draws the frame itself.
     """
     if not st.session_state.get("in_frame"):
+        _rerun_in_frame()
         st.set_page_config(page_title="Chunk Inspector", page_icon="🧩", layout="wide")
         sidebar()
     opened: Any = st.session_state.get("opened")
@@ -322,3 +324,21 @@ def current() -> Opened | None:
         return None
     assert isinstance(opened, Opened)
     return opened
+
+
+def _rerun_in_frame() -> None:
+    """Leave Streamlit's old-style page folder mode and rerun, so that app.py runs this page.
+
+    Streamlit sets ``PagesManager.uses_pages_directory`` when its server starts next to a
+    ``pages/`` folder and clears it the first time any script calls ``st.navigation``; until
+    then it runs a page URL's script alone. Cleared here, the rerun runs app.py, whose
+    ``st.navigation`` finds the same page (a page's identity is its URL path); the URL and
+    its settings stay. Returns only where this Streamlit has no such flag.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - a Streamlit without it
+        return
+    if getattr(PagesManager, "uses_pages_directory", None):
+        PagesManager.uses_pages_directory = False
+        st.rerun()

@@ -110,9 +110,12 @@ def test_download_json_and_read_it_back_with_the_engine(page: Page, app_url: str
 
 
 def test_a_link_to_a_page_works_as_the_first_request_of_a_fresh_server(page: Page) -> None:
-    """A fresh server first treats pages/ as an old-style page folder: the page must still get the frame."""
+    """A fresh server first treats pages/ as an old-style page folder: the page must still run inside app.py."""
     with serve_app() as url:
         open_app(page, url, "export?sample=CHANGELOG.md&hard_cap=1024")
         expect(page.get_by_role("heading", name="Export · CHANGELOG.md")).to_be_visible()
+        # app.py's top navigation, not the old-style list of pages/ files ("inspect chunks") in the sidebar
+        expect(page.get_by_role("link", name=re.compile(r"\bTune$"))).to_have_attribute("href", f"{url}/tune")
+        expect(page.get_by_role("link", name="inspect chunks")).to_have_count(0)
         chunks = engine("CHANGELOG.md", 256, 1024)
         expect(page.get_by_text(f"{len(chunks)} chunks at target 256, hard cap 1024")).to_be_visible()
