@@ -7,12 +7,16 @@ PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 SOURCES := chunker chunk_inspector tests benchmarks scripts app.py pages
 
-.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-peers golden clean
+.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-peers bench-retrieval golden clean
 
-$(VENV)/.installed: pyproject.toml
+# The [dense] extra (sentence-transformers) comes too, so its tests run; constraints-cpu.txt holds torch
+# to the CPU build (~190 MB; a plain `torch` resolves to the CUDA build and ~3 GB of nvidia wheels).
+# Where no local wheel has it: `make setup TORCH_INDEX=https://download.pytorch.org/whl/cpu`.
+TORCH_INDEX ?=
+$(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[app,dev]"
+	$(PY) -m pip install --quiet -c constraints-cpu.txt $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) -e ".[app,dev,dense]"
 	touch $@
 
 setup: $(VENV)/.installed
@@ -56,14 +60,18 @@ bench-corpus: setup
 # The peer chunkers (LangChain, LlamaIndex, chonkie, semchunk, semantic-text-splitter) live in
 # their own venv, never in .venv: the app and its tests must not depend on them.
 PEERS_VENV := .venv-peers
-$(PEERS_VENV)/.installed: pyproject.toml
+$(PEERS_VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PYTHON) -m venv $(PEERS_VENV)
 	$(PEERS_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(PEERS_VENV)/bin/python -m pip install --quiet -e ".[app,peers]"
+	$(PEERS_VENV)/bin/python -m pip install --quiet -c constraints-cpu.txt -e ".[app,peers,dense]"
 	touch $@
 
 bench-peers: $(PEERS_VENV)/.installed
 	$(PEERS_VENV)/bin/python benchmarks/peers.py --write docs/BENCHMARKS.md
+
+# Retrieval quality (EVAL.md) on the shared question sets: the engine and the peers, BM25 and MiniLM.
+bench-retrieval: $(PEERS_VENV)/.installed
+	$(PEERS_VENV)/bin/python benchmarks/retrieval.py --write docs/BENCHMARKS.md
 
 # The app with the peers installed: the Compare page offers them as a third column.
 app-with-peers: $(PEERS_VENV)/.installed

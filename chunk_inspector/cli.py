@@ -10,6 +10,7 @@ unknown tokenizer), printed as one ``error:`` line on stderr, never a traceback;
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -17,10 +18,14 @@ from typing import Any
 
 import chunker
 from chunk_inspector.corpus import LAYER_FILES, MARKDOWN_SUFFIXES, CorpusSettings, find_markdown, run_corpus
+from chunk_inspector.evaluate import BUDGET, METRICS, Contender, Evaluation, Index, K, evaluate
+from chunk_inspector.peers import available_peers
 from chunk_inspector.progress import Progress
+from chunk_inspector.questions import QuestionSet, load_question_set
+from chunk_inspector.retrievers import RETRIEVERS, Retriever, get_retriever
 from chunker.decode import decode_markdown
 
-__all__ = ["main", "read_markdown"]
+__all__ = ["format_evaluations", "main", "read_markdown"]
 
 EXIT_FAILURES = 1
 EXIT_USAGE = 2
@@ -69,16 +74,8 @@ _TOKENIZER_HELP = (
 )
 
 
-def _chunk_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="chunker",
-        description="Chunk a Markdown file (JSON on stdout or -o FILE) or every .md/.markdown file under a "
-        "directory (-o OUT: one JSON per document, chunks.jsonl, a summary). "
-        "Use `chunker tree FILE` to print a file's heading tree with token counts.",
-        epilog="Exit status: 0 all chunked; 1 some files of a directory were skipped (see stderr); "
-        "2 usage error (bad path, input or option); 130 interrupted.",
-    )
-    parser.add_argument("path", type=Path, metavar="FILE|DIR", help="Markdown file, or a directory to walk")
+def _add_chunking(parser: argparse.ArgumentParser) -> None:
+    """The engine's limits and options (``chunker.chunk``'s keywords), shared by chunking and ``eval``."""
     limits = parser.add_argument_group("chunking")
     limits.add_argument(
         "--target", type=_positive_int, default=512, help="size of pieces when a block must be cut (default 512)"
@@ -109,6 +106,19 @@ def _chunk_parser() -> argparse.ArgumentParser:
         "--no-repeat-table-header", action="store_true", help="later pieces of a cut table do not repeat its header"
     )
     limits.add_argument("--include-front-matter", action="store_true", help="chunk the front matter too")
+
+
+def _chunk_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="chunker",
+        description="Chunk a Markdown file (JSON on stdout or -o FILE) or every .md/.markdown file under a "
+        "directory (-o OUT: one JSON per document, chunks.jsonl, a summary). "
+        "Use `chunker tree FILE` to print a file's heading tree with token counts.",
+        epilog="Exit status: 0 all chunked; 1 some files of a directory were skipped (see stderr); "
+        "2 usage error (bad path, input or option); 130 interrupted.",
+    )
+    parser.add_argument("path", type=Path, metavar="FILE|DIR", help="Markdown file, or a directory to walk")
+    _add_chunking(parser)
     output = parser.add_argument_group("output")
     output.add_argument(
         "--format", choices=("json", "jsonl"), default=None, help="for a file: output format (default json)"
@@ -143,11 +153,52 @@ def _tree_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _eval_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="chunker eval",
+        description="How well the chunks retrieve: chunk every document of a question set, index them all "
+        "together, and print recall, precision and IoU at k and within a token budget (EVAL.md), "
+        "averaged and per kind of question.",
+        epilog="Exit status: 0 measured; 2 usage error (bad question set, path or option).",
+    )
+    parser.add_argument("questions", type=Path, help="question set: a .jsonl file, or Chroma's questions_df.csv")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="folder the set's document names are relative to (default: the set's folder; "
+        "for Chroma's CSV its corpora/ folder when there is one)",
+    )
+    parser.add_argument(
+        "--retriever", choices=RETRIEVERS, default="bm25", help="bm25 (default) or dense (needs the [dense] extra)"
+    )
+    parser.add_argument(
+        "--index",
+        choices=("markdown", "context", "both"),
+        default="markdown",
+        help="what is indexed of each engine chunk: its markdown (default), contextualize() "
+        "(breadcrumb line + markdown), or both as two rows",
+    )
+    parser.add_argument(
+        "--peers", action="store_true", help="also every installed peer chunker at the same hard cap (and target)"
+    )
+    parser.add_argument("-k", type=_positive_int, default=K, help=f"chunks retrieved for the @k columns (default {K})")
+    parser.add_argument(
+        "--budget", type=_positive_int, default=BUDGET, help=f"token budget of the @budget columns (default {BUDGET})"
+    )
+    parser.add_argument("--format", choices=("table", "json"), default="table", help="table (default) or json")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    _add_chunking(parser)
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     try:
         if args and args[0] == "tree":
             return _tree(_tree_parser().parse_args(args[1:]))
+        if args and args[0] == "eval":
+            return _eval(_eval_parser().parse_args(args[1:]))
         ns = _chunk_parser().parse_args(args)
         if ns.path.is_dir():
             return _corpus(ns)
@@ -253,6 +304,121 @@ def _corpus(ns: argparse.Namespace) -> int:
     if not ns.quiet:
         print(summary.line(out), file=sys.stderr)
     return EXIT_FAILURES if summary.failures else 0
+
+
+def _eval(ns: argparse.Namespace) -> int:
+    options = _engine_options(ns)
+    # Check the tokenizer, limits and options before any work: mistakes are usage errors.
+    chunker.chunk_markdown(
+        "", name="check.md", tokenizer=ns.tokenizer, target=ns.target, hard_cap=ns.hard_cap, **options
+    )
+    questions = load_question_set(ns.questions, ns.root)
+    indexes: tuple[Index, ...] = ("markdown", "context") if ns.index == "both" else (ns.index,)
+    contenders = [
+        Contender.engine(ns.target, ns.hard_cap, index, tokenizer=ns.tokenizer, **options) for index in indexes
+    ]
+    if ns.peers:
+        peers = available_peers()
+        if not peers:
+            raise CliError("--peers: no peer chunker is installed (pip install -e '.[peers]')")
+        contenders += [Contender.of_peer(name, ns.hard_cap, ns.target) for name in peers]
+    retriever = get_retriever(ns.retriever)
+    parsed = {
+        name: chunker.parse(text, name=name, tokenizer=ns.tokenizer) for name, text in questions.documents.items()
+    }
+    progress = Progress(len(contenders), sys.stderr, enabled=not ns.quiet, unit="chunkers")
+    evaluations = []
+    try:
+        for contender in contenders:
+            evaluations.append(evaluate(questions, contender, retriever, k=ns.k, budget=ns.budget, parsed=parsed))
+            progress.advance(contender.label)
+    finally:
+        progress.close()
+    truncated = _truncated(retriever, evaluations)
+    if ns.format == "json":
+        sys.stdout.write(json.dumps(_eval_json(questions, evaluations, truncated), indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(format_evaluations(questions, evaluations, truncated))
+    return 0
+
+
+def _truncated(retriever: Retriever, evaluations: list[Evaluation]) -> list[float] | None:
+    """For a dense retriever, each row's share of chunks longer than the model's input (else None)."""
+    share = getattr(retriever, "truncated_share", None)
+    if share is None:
+        return None
+    return [float(share([c.text for c in ev.chunks])) for ev in evaluations]
+
+
+def _eval_json(questions: QuestionSet, evaluations: list[Evaluation], truncated: list[float] | None) -> dict[str, Any]:
+    rows = []
+    for n, ev in enumerate(evaluations):
+        row = ev.summary()
+        if truncated is not None:
+            row["truncated"] = round(truncated[n], 3)
+        row["by_kind"] = {kind: round(m["recall@budget"], 3) for kind, m in ev.by_kind().items()}
+        row["questions"] = [
+            {
+                "id": r.question.id,
+                "kind": r.question.kind,
+                "first_rank": r.first_rank,
+                "recall@k": round(r.at_k.recall, 3),
+                "recall@budget": round(r.at_budget.recall, 3),
+            }
+            for r in ev.results
+        ]
+        rows.append(row)
+    first = evaluations[0]
+    return {
+        "questions": questions.name,
+        "count": len(questions.questions),
+        "documents": len(questions.documents),
+        "retriever": first.retriever,
+        "k": first.k,
+        "budget": first.budget,
+        "rows": rows,
+    }
+
+
+def format_evaluations(
+    questions: QuestionSet, evaluations: list[Evaluation], truncated: list[float] | None = None
+) -> str:
+    """The evaluation as plain-text tables: the averages, then recall within the budget per kind."""
+    first = evaluations[0]
+    head = (
+        f"{questions.name}: {len(questions.questions)} questions over {len(questions.documents)} documents, "
+        f"{first.retriever}, k={first.k}, budget={first.budget} tokens"
+    )
+    columns = ["chunker", "chunks", *(f"{m}@k" for m in METRICS), *(f"{m}@budget" for m in METRICS)]
+    columns.append("precision_omega")
+    rows = [
+        [str(ev.summary()[c]) if c in ("chunker", "chunks") else f"{ev.summary()[c]:.3f}" for c in columns]
+        for ev in evaluations
+    ]
+    if truncated is not None:
+        columns.append("truncated")
+        for row, share in zip(rows, truncated, strict=True):
+            row.append(f"{share:.1%}")
+    out = [head, "", *_aligned(columns, rows)]
+    kinds = questions.kinds()
+    if kinds:
+        counts = ", ".join(f"{k} {sum(q.kind == k for q in questions.questions)}" for k in kinds)
+        out += ["", f"recall@budget per kind ({counts} questions)", ""]
+        kind_rows = [[ev.contender.label, *(f"{ev.mean(k)['recall@budget']:.3f}" for k in kinds)] for ev in evaluations]
+        out += _aligned(["chunker", *kinds], kind_rows)
+    return "\n".join(out) + "\n"
+
+
+def _aligned(columns: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(columns)]
+    lines = [
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(columns, widths, strict=True)))
+    ]
+    for row in rows:
+        lines.append(
+            "  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(row, widths, strict=True)))
+        )
+    return lines
 
 
 def _tree(ns: argparse.Namespace) -> int:

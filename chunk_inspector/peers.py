@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import metadata
@@ -264,11 +265,23 @@ def _locate(source: str, pieces: Iterable[tuple[str, Span | None, tuple[str, ...
             at = source.find(piece, cursor) if piece else -1
             if at < 0 and piece:
                 at = source.find(piece)
-            span = (at, at + len(piece)) if at >= 0 else None
+            span = (at, at + len(piece)) if at >= 0 else _find_reflowed(source, piece, cursor)
         if span is not None:
             cursor = span[1]
         out.append(PeerChunk(text=piece, char_span=span, headings=headings))
     return out
+
+
+def _find_reflowed(source: str, piece: str, cursor: int) -> Span | None:
+    """Where ``piece`` lies in ``source`` when the peer changed only its white space (LangChain's
+    header splitter strips lines and joins them with ``"  \\n"``): its words in order, any white
+    space between them, searched from ``cursor`` first. None when not found."""
+    words = piece.split()
+    if not words:
+        return None
+    pattern = re.compile(r"\s*".join(re.escape(w) for w in words))
+    match = pattern.search(source, cursor) or pattern.search(source)
+    return match.span() if match is not None else None
 
 
 def _langchain(hard_cap: int, target: int) -> Splitter:

@@ -112,3 +112,15 @@ def test_installed_peer_chunks_a_sample_in_order_with_true_spans(name: str) -> N
     assert spans == sorted(spans)
     if name != "langchain":  # LangChain re-flows lines, so most of its chunks are not verbatim slices
         assert len(spans) == len(chunks)
+
+
+def test_a_chunk_whose_white_space_was_reflowed_is_found_by_its_words() -> None:
+    """LangChain's header splitter joins stripped lines with '  \\n': the chunk is located all the same."""
+    from chunk_inspector.peers import _locate
+
+    source = "# Title\n\nFirst line\nsecond line.\n\n## Next\n\nMore text.\n"
+    reflowed = "# Title  \nFirst line  \nsecond line."
+    (chunk,) = _locate(source, [(reflowed, None, ("Title",))])
+    assert chunk.char_span == (0, source.index("second line.") + len("second line."))
+    (missing,) = _locate(source, [("words that are not there", None, None)])
+    assert missing.char_span is None

@@ -1,0 +1,219 @@
+"""Retrieval quality (EVAL.md): the engine against the peer chunkers on the shared question sets.
+
+For each question set (``markdown``: 163 questions over 25 documents of ``../shared/corpus/real``;
+``chroma``: Chroma's 472 questions over 5 plain-text corpora) and each retriever (``bm25``;
+``dense``: all-MiniLM-L6-v2 when the ``[dense]`` extra is installed), every document of the set
+is chunked and all chunks are indexed together. Rows: the engine at 128/256, 256/512 and
+512/1024 (indexing its ``markdown``, and ``contextualize()``; with every strategy ``chunk()``
+offers), and each installed peer at the same hard cap (configured as in ``benchmarks/peers.py``).
+Columns: chunk count, recall / precision / IoU at k=5 and within the 1,024-token budget,
+precision Ω, and for the dense model the share of chunks longer than its input (truncated).
+
+The lead of the engine's default row over the best peer at each hard cap is given with its
+noise: the standard error of the per-question difference in recall (paired, n questions);
+"within noise" means less than two standard errors.
+
+Usage: .venv-peers/bin/python benchmarks/retrieval.py [--write docs/BENCHMARKS.md]
+       [--sets markdown,chroma] [--retrievers bm25,dense] [--caps 256,512,1024]
+(``make bench-retrieval`` sets up .venv-peers with the peers and the dense extra and runs this.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import math
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import chunker  # noqa: E402
+from benchmarks.engine import write_section  # noqa: E402
+from benchmarks.peers import engine_revision  # noqa: E402
+from chunk_inspector.evaluate import BUDGET, Contender, Evaluation, K, evaluate  # noqa: E402
+from chunk_inspector.peers import available_peers, peer_version  # noqa: E402
+from chunk_inspector.questions import QuestionSet, load_question_set  # noqa: E402
+from chunk_inspector.retrievers import Retriever, get_retriever  # noqa: E402
+
+RETRIEVAL = ROOT.parent / "shared" / "corpus" / "retrieval"
+SETS = {
+    "markdown": (RETRIEVAL / "markdown" / "questions.jsonl", ROOT.parent / "shared" / "corpus" / "real"),
+    "chroma": (RETRIEVAL / "chroma" / "questions_df.csv", None),
+}
+# Chroma's published figures (text-embedding-3-large, 5 chunks retrieved; recall / precision / IoU in %),
+# transcribed from the table of https://research.trychroma.com/evaluating-chunking, for orientation only:
+# another retriever, and their chunk sizes are in tokens of another tokenizer.
+CHROMA_PUBLISHED = [
+    ("RecursiveCharacterTextSplitter 800, overlap 400", "85.4", "1.5", "1.5"),
+    ("RecursiveCharacterTextSplitter 400, overlap 0", "89.5", "3.6", "3.6"),
+    ("RecursiveCharacterTextSplitter 200, overlap 0", "88.1", "7.0", "6.9"),
+    ("ClusterSemanticChunker 200", "87.3", "8.0", "8.0"),
+    ("LLMSemanticChunker", "91.9", "3.9", "3.9"),
+]
+
+
+def strategies() -> list[str | None]:
+    """The packing strategies ``chunker.chunk`` offers (None: it has no ``strategy`` option)."""
+    parameter = inspect.signature(chunker.chunk).parameters.get("strategy")
+    if parameter is None:
+        return [None]
+    default = parameter.default
+    others = [s for s in ("balanced", "optimal", "reference") if s != default]
+    return [default, *others]
+
+
+def contenders(cap: int, peers: list[str]) -> list[Contender]:
+    out: list[Contender] = []
+    for strategy in strategies():
+        options = {} if strategy is None else {"strategy": strategy}
+        for index in ("markdown", "context"):
+            contender = Contender.engine(cap // 2, cap, index, **options)
+            if strategy is not None:
+                suffix = " + breadcrumb" if index == "context" else ""
+                contender = Contender(
+                    f"engine {cap // 2}/{cap} {strategy}{suffix}", cap // 2, cap, None, index, contender.options
+                )
+            out.append(contender)
+    out += [Contender.of_peer(name, cap, cap // 2) for name in peers]
+    return out
+
+
+def paired_lead(ours: Evaluation, theirs: Evaluation) -> tuple[float, float]:
+    """Mean and standard error of the per-question difference in recall within the budget."""
+    diffs = [a.at_budget.recall - b.at_budget.recall for a, b in zip(ours.results, theirs.results, strict=True)]
+    mean = statistics.fmean(diffs)
+    se = statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else 0.0
+    return mean, se
+
+
+def run_set(
+    name: str, questions: QuestionSet, retriever: Retriever, caps: list[int], peers: list[str]
+) -> tuple[list[str], dict[int, list[Evaluation]]]:
+    parsed = {doc: chunker.parse(text, name=doc) for doc, text in questions.documents.items()}
+    share = getattr(retriever, "truncated_share", None)
+    rows: list[str] = []
+    done: dict[int, list[Evaluation]] = {}
+    header = "| chunker | chunks | R@5 | P@5 | IoU@5 | R@1024 | P@1024 | IoU@1024 | PΩ |"
+    rule = "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    if share is not None:
+        header += " truncated |"
+        rule += "---:|"
+    rows += [header, rule]
+    for cap in caps:
+        done[cap] = []
+        for contender in contenders(cap, peers):
+            started = time.perf_counter()
+            ev = evaluate(questions, contender, retriever, parsed=parsed)
+            done[cap].append(ev)
+            m = ev.mean()
+            cells = [
+                ev.contender.label if ev.contender.peer is None else f"{ev.contender.label} {cap}",
+                str(len(ev.chunks)),
+                *(f"{m[key]:.3f}" for key in ("recall@k", "precision@k", "iou@k")),
+                *(f"{m[key]:.3f}" for key in ("recall@budget", "precision@budget", "iou@budget")),
+                f"{m['precision_omega']:.3f}",
+            ]
+            if share is not None:
+                cells.append(f"{share([c.text for c in ev.chunks]):.1%}")
+            rows.append("| " + " | ".join(cells) + " |")
+            print(f"  {name} {retriever.name} {rows[-1]}  ({time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    return rows, done
+
+
+def lead_rows(done: dict[int, list[Evaluation]]) -> list[str]:
+    rows = [
+        "| hard cap | engine (default) R@1024 | best peer | its R@1024 | lead | ± s.e. | verdict |",
+        "|---:|---:|---|---:|---:|---:|---|",
+    ]
+    for cap, evaluations in done.items():
+        ours = evaluations[0]
+        peers = [ev for ev in evaluations if ev.contender.peer is not None]
+        if not peers:
+            continue
+        best = max(peers, key=lambda ev: ev.mean()["recall@budget"])
+        lead, se = paired_lead(ours, best)
+        verdict = "within noise" if abs(lead) < 2 * se else "**leads**" if lead > 0 else "trails"
+        rows.append(
+            f"| {cap} | {ours.mean()['recall@budget']:.3f} | {best.contender.label} | "
+            f"{best.mean()['recall@budget']:.3f} | {lead:+.3f} | {se:.3f} | {verdict} |"
+        )
+    return rows
+
+
+def kind_rows(questions: QuestionSet, done: dict[int, list[Evaluation]]) -> list[str]:
+    kinds = questions.kinds()
+    counts = {k: sum(q.kind == k for q in questions.questions) for k in kinds}
+    rows = [
+        "| chunker | " + " | ".join(f"{k} ({counts[k]})" for k in kinds) + " |",
+        "|---|" + "---:|" * len(kinds),
+    ]
+    for cap, evaluations in done.items():
+        for ev in evaluations:
+            label = ev.contender.label if ev.contender.peer is None else f"{ev.contender.label} {cap}"
+            by_kind = ev.by_kind()
+            rows.append(f"| {label} | " + " | ".join(f"{by_kind[k]['recall@budget']:.3f}" for k in kinds) + " |")
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--write", type=Path, help="write the results into this Markdown file")
+    parser.add_argument("--sets", default="markdown,chroma")
+    parser.add_argument("--retrievers", default="bm25,dense")
+    parser.add_argument("--caps", default="256,512,1024")
+    ns = parser.parse_args()
+    if not RETRIEVAL.is_dir():
+        print(f"skipped: {RETRIEVAL} is absent (the question sets live in ../shared)", file=sys.stderr)
+        return 0
+    caps = [int(c) for c in ns.caps.split(",")]
+    peers = available_peers()
+    retrievers = [
+        r for r in ns.retrievers.split(",") if r != "dense" or importlib.util.find_spec("sentence_transformers")
+    ]
+    started = time.perf_counter()
+    out = [
+        f"Measured at engine {engine_revision()}, {platform.python_implementation()} {platform.python_version()}, "
+        f"k={K}, budget={BUDGET} tokens (cl100k_base). Peers: "
+        + (", ".join(f"{p} {peer_version(p)}" for p in peers) or "none installed")
+        + ". Retrievers: "
+        + ", ".join(retrievers)
+        + ".",
+        "",
+    ]
+    for set_name in ns.sets.split(","):
+        path, root = SETS[set_name]
+        questions = load_question_set(path, root)
+        for retriever_name in retrievers:
+            retriever = get_retriever(retriever_name)
+            rows, done = run_set(set_name, questions, retriever, caps, peers)
+            out += [f"#### {set_name} set ({len(questions.questions)} questions), {retriever_name}", "", *rows, ""]
+            out += ["Lead of the engine's default row over the best peer, recall within the budget:", ""]
+            out += [*lead_rows(done), ""]
+            if questions.kinds():
+                out += ["Recall within the budget per kind of question:", "", *kind_rows(questions, done), ""]
+    out += [
+        "Chroma's published figures on its set, for orientation (text-embedding-3-large, 5 chunks; %):",
+        "",
+        "| chunker (Chroma's report) | recall | precision | IoU |",
+        "|---|---:|---:|---:|",
+        *(f"| {name} | {r} | {p} | {i} |" for name, r, p, i in CHROMA_PUBLISHED),
+        "",
+        f"Took {time.perf_counter() - started:.0f} s. Command: `.venv-peers/bin/python benchmarks/retrieval.py "
+        f"--write docs/BENCHMARKS.md --sets {ns.sets} --retrievers {ns.retrievers} --caps {ns.caps}` "
+        "(or `make bench-retrieval`).",
+    ]
+    text = "\n".join(out)
+    print(text)
+    if ns.write is not None:
+        write_section(ns.write, "retrieval", text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,118 @@
+"""`chunker eval` driven as a user would: a question set on disk, the table, JSON, and clear errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chunk_inspector.cli import main
+from chunk_inspector.evaluate import Contender, evaluate
+from chunk_inspector.questions import load_question_set
+from chunk_inspector.retrievers import BM25Retriever
+
+GUIDE = """# Gizmo guide
+
+Gizmo is a tool for sorting socks.
+
+## Install
+
+Run pip install gizmo to get the gizmo package on your machine.
+
+## Configure
+
+Set the colour option to purple in the settings file to change the theme.
+
+## Troubleshooting
+
+If the socks come out unsorted, restart the gizmo daemon and clear its cache folder.
+"""
+
+
+def write_set(folder: Path) -> Path:
+    docs = folder / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text(GUIDE, encoding="utf-8")
+    lines = []
+    for n, (question, answer, kind) in enumerate(
+        [
+            ("How do I make the theme purple?", "Set the colour option to purple", "prose"),
+            ("What to do when the socks stay unsorted?", "restart the gizmo daemon", "prose"),
+            ("How do I install it?", "pip install gizmo", "code"),
+        ]
+    ):
+        at = GUIDE.index(answer)
+        refs = [{"content": answer, "start_index": at, "end_index": at + len(answer)}]
+        record = {"id": f"q{n}", "document": "guide.md", "question": question, "kind": kind, "references": refs}
+        lines.append(json.dumps(record))
+    path = folder / "set.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_table_shows_the_same_recall_as_the_library(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_set(tmp_path)
+    code = main(["eval", str(path), "--root", str(tmp_path / "docs"), "--target", "16", "--hard-cap", "32", "-q"])
+    out = capsys.readouterr().out
+    assert code == 0
+    qs = load_question_set(path, tmp_path / "docs")
+    ev = evaluate(qs, Contender.engine(16, 32), BM25Retriever())
+    row = next(line for line in out.splitlines() if line.startswith("engine 16/32 "))
+    cells = row.split()
+    assert cells[2] == str(len(ev.chunks))
+    assert cells[3] == f"{ev.mean()['recall@k']:.3f}"
+    assert cells[6] == f"{ev.mean()['recall@budget']:.3f}"
+    assert "recall@budget per kind (prose 2, code 1 questions)" in out
+    assert out.startswith("set.jsonl: 3 questions over 1 documents, bm25, k=5, budget=1024 tokens")
+
+
+def test_json_for_scripts_with_both_indexes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_set(tmp_path)
+    argv = ["eval", str(path), "--root", str(tmp_path / "docs"), "--format", "json", "--index", "both", "-q", "-k", "2"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["k"] == 2 and data["count"] == 3
+    assert [r["chunker"] for r in data["rows"]] == ["engine 512/1024", "engine 512/1024 + breadcrumb"]
+    assert [q["id"] for q in data["rows"][0]["questions"]] == ["q0", "q1", "q2"]
+    assert set(data["rows"][0]["by_kind"]) == {"prose", "code"}
+
+
+def test_bad_sets_and_options_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_set(tmp_path)
+    text = path.read_text(encoding="utf-8").replace('"start_index": ', '"start_index": 1', 1)
+    path.write_text(text, encoding="utf-8")
+    assert main(["eval", str(path), "--root", str(tmp_path / "docs")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err == "error: question 'q0' (line 1): reference offsets (1142, 173) are outside 'guide.md' (322 characters)\n"
+    )
+    assert main(["eval", str(tmp_path / "missing.jsonl")]) == 2
+    assert "cannot read the question set" in capsys.readouterr().err
+    assert main(["eval", str(path), "--target", "64", "--hard-cap", "32"]) == 2
+    assert "hard_cap (32) must be at least target (64)" in capsys.readouterr().err
+
+
+def test_peers_without_any_installed_says_how_to_get_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("chunk_inspector.cli.available_peers", lambda: [])
+    path = write_set(tmp_path)
+    assert main(["eval", str(path), "--root", str(tmp_path / "docs"), "--peers", "-q"]) == 2
+    assert "no peer chunker is installed" in capsys.readouterr().err
+
+
+def test_the_console_script_runs(tmp_path: Path) -> None:
+    """As a user types it: `python -m chunker eval SET --root DIR` prints the table, progress on stderr."""
+    path = write_set(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "chunker", "eval", str(path), "--root", str(tmp_path / "docs")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "recall@budget" in done.stdout
+    assert "1/1 chunkers" in done.stderr
