@@ -21,7 +21,8 @@ TARGET, HARD_CAP = 256, 512
 
 
 def samples() -> list[Path]:
-    return sorted(p for p in SAMPLES.glob("*.md") if p.stat().st_size < 100_000)
+    """Every sample but the 289 KB changelog (too big for a golden file); README.md is attribution, not a sample."""
+    return sorted(p for p in SAMPLES.glob("*.md") if p.stat().st_size < 150_000 and p.name != "README.md")
 
 
 def test_update_flag_is_off_in_ci() -> None:

@@ -104,7 +104,7 @@ def test_peer_chunk_embeds_its_text_unless_told_otherwise() -> None:
 def test_installed_peer_chunks_a_sample_in_order_with_true_spans(name: str) -> None:
     if name not in available_peers():
         pytest.skip(f"{name} is not installed here (make bench-peers installs the peers into .venv-peers)")
-    text = Path(SAMPLES / "user_guide.md").read_text(encoding="utf-8")
+    text = Path(SAMPLES / "poetry_cli.md").read_text(encoding="utf-8")
     chunks = run_peer(name, text, hard_cap=512, target=256)
     assert chunks and all(c.text.strip() for c in chunks)
     spans = [c.char_span for c in chunks if c.char_span is not None]

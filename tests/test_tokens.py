@@ -203,7 +203,7 @@ def test_a_directory_as_tokenizer_path_names_the_file_to_give(tmp_path: Path) ->
         get_tokenizer(f"hf:{tmp_path}")
 
 
-@pytest.mark.parametrize("sample", ["user_guide.md", "project_readme.md", "CHANGELOG.md"])
+@pytest.mark.parametrize("sample", ["poetry_cli.md", "ohmyzsh_git_plugin.md", "jest_changelog.md"])
 @pytest.mark.parametrize(("target", "hard_cap"), [(64, 128), (256, 512)])
 def test_hf_tokenizer_chunks_keep_the_hard_cap_and_every_invariant(
     hf_path: Path, sample: str, target: int, hard_cap: int
@@ -221,7 +221,7 @@ RELEASE_NOTES = "# Release notes\n\n" + "".join(
 )
 
 
-@pytest.mark.parametrize("sample", ["blog_post.md", "project_readme.md", "release_notes.md"])
+@pytest.mark.parametrize("sample", ["poetry_cli.md", "ohmyzsh_git_plugin.md", "release_notes.md"])
 def test_superadditive_hf_tokenizer_is_repaired_to_the_hard_cap(tmp_path: Path, sample: str) -> None:
     """When summed block counts undercount, each chunk's recount (and re-pack) still keeps the cap.
 
@@ -240,8 +240,8 @@ def test_superadditive_hf_tokenizer_is_repaired_to_the_hard_cap(tmp_path: Path, 
 
 def test_hf_tokenizer_name_is_recorded_and_reloads_from_json(hf_path: Path) -> None:
     """The chunk set JSON names the tokenizer; Document.from_json loads the same file again."""
-    text = (SAMPLES / "blog_post.md").read_text(encoding="utf-8")
-    doc = chunker.parse(text, name="blog_post.md", tokenizer=str(hf_path))
+    text = (SAMPLES / "rust_blog_gccrs.md").read_text(encoding="utf-8")
+    doc = chunker.parse(text, name="rust_blog_gccrs.md", tokenizer=str(hf_path))
     data = json.loads(chunker.chunk(doc, target=128, hard_cap=256).to_json())
     assert data["document"]["tokenizer"] == data["config"]["tokenizer"] == f"hf:{hf_path}"
     again = chunker.Document.from_json(doc.to_json())
