@@ -21,7 +21,7 @@ $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 
 setup: $(VENV)/.installed
 
-# The main job: the inspector app, open on sample_docs/user_guide.md; then visit http://localhost:$(PORT)
+# The main job: the inspector app, open on sample_docs/poetry_cli.md; then visit http://localhost:$(PORT)
 app: setup
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
@@ -71,7 +71,9 @@ bench-peers: $(PEERS_VENV)/.installed
 
 # Retrieval quality (EVAL.md) on the shared question sets: the engine and the peers, BM25 and MiniLM.
 bench-retrieval: $(PEERS_VENV)/.installed
-	$(PEERS_VENV)/bin/python benchmarks/retrieval.py --write docs/BENCHMARKS.md
+	$(PEERS_VENV)/bin/python benchmarks/retrieval.py --write docs/BENCHMARKS.md --retrievers bm25
+	$(PEERS_VENV)/bin/python benchmarks/retrieval.py --write docs/BENCHMARKS.md --retrievers dense --sets markdown \
+		--caps 256,512 --default-strategy-only
 
 # The app with the peers installed: the Compare page offers them as a third column.
 app-with-peers: $(PEERS_VENV)/.installed

@@ -4,13 +4,14 @@ For each question set (``markdown``: 163 questions over 25 documents of ``../sha
 ``chroma``: Chroma's 472 questions over 5 plain-text corpora) and each retriever (``bm25``;
 ``dense``: all-MiniLM-L6-v2 when the ``[dense]`` extra is installed), every document of the set
 is chunked and all chunks are indexed together. Rows: the engine at 128/256, 256/512 and
-512/1024 (indexing its ``markdown``, and ``contextualize()``; with every strategy ``chunk()``
-offers), and each installed peer at the same hard cap (configured as in ``benchmarks/peers.py``).
+512/1024 (its default strategy indexing its ``markdown``, and ``contextualize()``; each other
+strategy indexing ``markdown``), and each installed peer at the same hard cap (configured as
+in ``benchmarks/peers.py``).
 Columns: chunk count, recall / precision / IoU at k=5 and within the 1,024-token budget,
 precision Ω, and for the dense model the share of chunks longer than its input (truncated).
 
-The lead of the engine's default row over the best peer at each hard cap is given with its
-noise: the standard error of the per-question difference in recall (paired, n questions);
+The lead of the engine's default strategy (both indexed texts) over the best peer at each hard
+cap is given with its noise: the standard error of the per-question difference in recall (paired, n questions);
 "within noise" means less than two standard errors.
 
 Usage: .venv-peers/bin/python benchmarks/retrieval.py [--write docs/BENCHMARKS.md]
@@ -64,21 +65,22 @@ def strategies() -> list[str | None]:
     if parameter is None:
         return [None]
     default = parameter.default
-    others = [s for s in ("balanced", "optimal", "reference") if s != default]
-    return [default, *others]
+    return [default, *(s for s in chunker.STRATEGIES if s != default)]
 
 
-def contenders(cap: int, peers: list[str]) -> list[Contender]:
+def contenders(cap: int, peers: list[str], all_strategies: bool = True) -> list[Contender]:
+    """The engine's default strategy indexing markdown and contextualize(), each other strategy
+    indexing markdown (unless ``all_strategies`` is False), then the peers, all at this hard cap
+    (the engine's target half of it)."""
     out: list[Contender] = []
-    for strategy in strategies():
+    for n, strategy in enumerate(strategies() if all_strategies else strategies()[:1]):
         options = {} if strategy is None else {"strategy": strategy}
-        for index in ("markdown", "context"):
+        for index in ("markdown", "context") if n == 0 else ("markdown",):
             contender = Contender.engine(cap // 2, cap, index, **options)
             if strategy is not None:
                 suffix = " + breadcrumb" if index == "context" else ""
-                contender = Contender(
-                    f"engine {cap // 2}/{cap} {strategy}{suffix}", cap // 2, cap, None, index, contender.options
-                )
+                label = f"engine {cap // 2}/{cap} {strategy}{suffix}"
+                contender = Contender(label, cap // 2, cap, None, index, contender.options)
             out.append(contender)
     out += [Contender.of_peer(name, cap, cap // 2) for name in peers]
     return out
@@ -93,7 +95,7 @@ def paired_lead(ours: Evaluation, theirs: Evaluation) -> tuple[float, float]:
 
 
 def run_set(
-    name: str, questions: QuestionSet, retriever: Retriever, caps: list[int], peers: list[str]
+    name: str, questions: QuestionSet, retriever: Retriever, caps: list[int], peers: list[str], all_strategies: bool
 ) -> tuple[list[str], dict[int, list[Evaluation]]]:
     parsed = {doc: chunker.parse(text, name=doc) for doc, text in questions.documents.items()}
     share = getattr(retriever, "truncated_share", None)
@@ -107,7 +109,7 @@ def run_set(
     rows += [header, rule]
     for cap in caps:
         done[cap] = []
-        for contender in contenders(cap, peers):
+        for contender in contenders(cap, peers, all_strategies):
             started = time.perf_counter()
             ev = evaluate(questions, contender, retriever, parsed=parsed)
             done[cap].append(ev)
@@ -127,22 +129,23 @@ def run_set(
 
 
 def lead_rows(done: dict[int, list[Evaluation]]) -> list[str]:
+    """The engine's default strategy (markdown, then contextualize()) against the best peer at each cap."""
     rows = [
-        "| hard cap | engine (default) R@1024 | best peer | its R@1024 | lead | ± s.e. | verdict |",
-        "|---:|---:|---|---:|---:|---:|---|",
+        "| hard cap | engine (default strategy) | R@1024 | best peer | its R@1024 | lead | ± s.e. | verdict |",
+        "|---:|---|---:|---|---:|---:|---:|---|",
     ]
     for cap, evaluations in done.items():
-        ours = evaluations[0]
         peers = [ev for ev in evaluations if ev.contender.peer is not None]
         if not peers:
             continue
         best = max(peers, key=lambda ev: ev.mean()["recall@budget"])
-        lead, se = paired_lead(ours, best)
-        verdict = "within noise" if abs(lead) < 2 * se else "**leads**" if lead > 0 else "trails"
-        rows.append(
-            f"| {cap} | {ours.mean()['recall@budget']:.3f} | {best.contender.label} | "
-            f"{best.mean()['recall@budget']:.3f} | {lead:+.3f} | {se:.3f} | {verdict} |"
-        )
+        for ours in evaluations[:2]:
+            lead, se = paired_lead(ours, best)
+            verdict = "within noise" if abs(lead) < 2 * se else "**leads**" if lead > 0 else "trails"
+            rows.append(
+                f"| {cap} | {ours.contender.label} | {ours.mean()['recall@budget']:.3f} | {best.contender.label} | "
+                f"{best.mean()['recall@budget']:.3f} | {lead:+.3f} | {se:.3f} | {verdict} |"
+            )
     return rows
 
 
@@ -167,6 +170,9 @@ def main() -> int:
     parser.add_argument("--sets", default="markdown,chroma")
     parser.add_argument("--retrievers", default="bm25,dense")
     parser.add_argument("--caps", default="256,512,1024")
+    parser.add_argument(
+        "--default-strategy-only", action="store_true", help="leave out the other strategies' rows (dense is slow)"
+    )
     ns = parser.parse_args()
     if not RETRIEVAL.is_dir():
         print(f"skipped: {RETRIEVAL} is absent (the question sets live in ../shared)", file=sys.stderr)
@@ -191,9 +197,9 @@ def main() -> int:
         questions = load_question_set(path, root)
         for retriever_name in retrievers:
             retriever = get_retriever(retriever_name)
-            rows, done = run_set(set_name, questions, retriever, caps, peers)
+            rows, done = run_set(set_name, questions, retriever, caps, peers, not ns.default_strategy_only)
             out += [f"#### {set_name} set ({len(questions.questions)} questions), {retriever_name}", "", *rows, ""]
-            out += ["Lead of the engine's default row over the best peer, recall within the budget:", ""]
+            out += ["The engine's default strategy against the best peer, recall within the budget (paired):", ""]
             out += [*lead_rows(done), ""]
             if questions.kinds():
                 out += ["Recall within the budget per kind of question:", "", *kind_rows(questions, done), ""]
@@ -205,13 +211,15 @@ def main() -> int:
         *(f"| {name} | {r} | {p} | {i} |" for name, r, p, i in CHROMA_PUBLISHED),
         "",
         f"Took {time.perf_counter() - started:.0f} s. Command: `.venv-peers/bin/python benchmarks/retrieval.py "
-        f"--write docs/BENCHMARKS.md --sets {ns.sets} --retrievers {ns.retrievers} --caps {ns.caps}` "
+        f"--write docs/BENCHMARKS.md --sets {ns.sets} --retrievers {ns.retrievers} --caps {ns.caps}"
+        + (" --default-strategy-only" if ns.default_strategy_only else "")
+        + "` "
         "(or `make bench-retrieval`).",
     ]
     text = "\n".join(out)
     print(text)
     if ns.write is not None:
-        write_section(ns.write, "retrieval", text)
+        write_section(ns.write, "retrieval-" + "-".join(retrievers), text)
     return 0
 
 

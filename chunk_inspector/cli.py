@@ -23,6 +23,7 @@ from chunk_inspector.peers import available_peers
 from chunk_inspector.progress import Progress
 from chunk_inspector.questions import QuestionSet, load_question_set
 from chunk_inspector.retrievers import RETRIEVERS, Retriever, get_retriever
+from chunker import DEFAULT_STRATEGY
 from chunker.decode import decode_markdown
 
 __all__ = ["format_evaluations", "main", "read_markdown"]
@@ -106,6 +107,13 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
         "--no-repeat-table-header", action="store_true", help="later pieces of a cut table do not repeat its header"
     )
     limits.add_argument("--include-front-matter", action="store_true", help="chunk the front matter too")
+    limits.add_argument(
+        "--strategy",
+        choices=chunker.STRATEGIES,
+        default=DEFAULT_STRATEGY,
+        help=f"how sections are packed: optimal (least cost, sizes near the target) or balanced "
+        f"(greedy to the hard cap); default {DEFAULT_STRATEGY}",
+    )
 
 
 def _chunk_parser() -> argparse.ArgumentParser:
@@ -138,6 +146,15 @@ def _chunk_parser() -> argparse.ArgumentParser:
     )
     output.add_argument(
         "-j", "--jobs", type=_jobs, default=1, help="for a directory: processes to use (default 1; 0 = all cores)"
+    )
+    output.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="for a directory: chunk on Ray Data (needs the [ray] extra) and write OUT/chunks.parquet and "
+        "OUT/chunks.jsonl; ADDRESS is the cluster's (as ray.init takes it), none starts a local Ray",
     )
     output.add_argument("-q", "--quiet", action="store_true", help="no progress and no summary on stderr")
     return parser
@@ -218,10 +235,13 @@ def _engine_options(ns: argparse.Namespace) -> dict[str, Any]:
         "breadcrumb_in_budget": ns.breadcrumb_in_budget,
         "repeat_table_header": not ns.no_repeat_table_header,
         "include_front_matter": ns.include_front_matter,
+        "strategy": ns.strategy,
     }
 
 
 def _chunk(ns: argparse.Namespace) -> int:
+    if ns.ray is not None:
+        raise CliError("--ray is for a directory of Markdown files (chunker DIR -o OUT --ray)")
     if ns.layers and ns.output is None:
         raise CliError("--layers writes three files: give -o FOLDER to write them into")
     if ns.layers and ns.format is not None:
@@ -284,6 +304,8 @@ def _corpus(ns: argparse.Namespace) -> int:
     if not files:
         raise CliError(f"no Markdown files ({', '.join(MARKDOWN_SUFFIXES)}) under {root}")
     settings = CorpusSettings(ns.tokenizer, ns.target, ns.hard_cap, options, ns.layers)
+    if ns.ray is not None:
+        return _ray(ns, settings, files)
     progress = Progress(len(files), sys.stderr, enabled=not ns.quiet)
     try:
         summary = run_corpus(
@@ -303,6 +325,34 @@ def _corpus(ns: argparse.Namespace) -> int:
         progress.close()
     if not ns.quiet:
         print(summary.line(out), file=sys.stderr)
+    return EXIT_FAILURES if summary.failures else 0
+
+
+def _ray(ns: argparse.Namespace, settings: CorpusSettings, files: list[Path]) -> int:
+    """``--ray [ADDRESS]``: the directory run on Ray Data (chunk_inspector.ray_data), Parquet and JSONL out."""
+    from chunk_inspector.ray_data import run_ray
+
+    if ns.layers:
+        raise CliError("--layers is not available with --ray: the rows of OUT/chunks.parquet carry every chunk field")
+    progress = Progress(len(files), sys.stderr, enabled=not ns.quiet)
+    try:
+        summary = run_ray(
+            ns.path,
+            ns.output,
+            settings,
+            address=ns.ray or None,
+            files=files,
+            on_done=progress.advance,
+            on_failure=lambda message: progress.message(f"error row: {message}"),
+        )
+    except ConnectionError as exc:  # ray.init: no cluster at that address (an OSError, so caught first)
+        raise CliError(f"--ray {ns.ray or '(local)'}: {exc}") from None
+    except OSError as exc:
+        raise CliError(f"cannot write under {ns.output}: {exc.strerror or exc}") from None
+    finally:
+        progress.close()
+    if not ns.quiet:
+        print(summary.line(ns.output), file=sys.stderr)
     return EXIT_FAILURES if summary.failures else 0
 
 

@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_docs"
-DEFAULT_SAMPLE = "user_guide.md"
+DEFAULT_SAMPLE = "poetry_cli.md"
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # the engine does ~1 MB/s; beyond this a page would stall
 TOKENIZERS = ("cl100k_base", "o200k_base", "p50k_base", "gpt-4o", "text-embedding-3-small")
 SOURCES = ("Sample", "Upload", "Paste")
@@ -100,7 +100,8 @@ def chunk_cached(key: str, name: str, settings: Settings, _doc: chunker.Document
 
 
 def samples() -> list[str]:
-    return sorted(p.name for p in SAMPLES_DIR.glob("*.md"))
+    """The bundled documents (sample_docs/README.md is their attribution, not a sample)."""
+    return sorted(p.name for p in SAMPLES_DIR.glob("*.md") if p.name != "README.md")
 
 
 def load_upload(name: str, data: bytes) -> str:
@@ -217,6 +218,16 @@ def _controls() -> Settings:
         args=("target",),
         help="The size of the pieces when a block or section must be split. It cannot exceed the hard cap.",
     )
+    side.segmented_control(
+        "Packing",
+        chunker.STRATEGIES,
+        key="strategy",
+        default=chunker.DEFAULT_STRATEGY,
+        required=True,
+        bind="query-params",
+        help="optimal: the boundaries of least cost (sizes near the target, cuts before headings, sections "
+        "kept apart); balanced: greedy, whole sections kept together up to the hard cap (README, The method).",
+    )
     if int(st.session_state.target) > int(st.session_state.hard_cap):  # e.g. from a hand-edited link
         side.caption(
             f"⚠ Target {st.session_state.target} is above the hard cap; using {st.session_state.hard_cap} "
@@ -281,6 +292,7 @@ def _controls() -> Settings:
         min_tokens=int(state.min_tokens),
         repeat_table_header=bool(state.repeat_table_header),
         breadcrumb_in_budget=bool(state.breadcrumb_in_budget),
+        strategy=str(state.strategy or chunker.DEFAULT_STRATEGY),
     )
 
 

@@ -62,6 +62,7 @@ class Settings:
     min_tokens: int = 0
     repeat_table_header: bool = True
     breadcrumb_in_budget: bool = False
+    strategy: str = chunker.DEFAULT_STRATEGY
 
     def options(self) -> dict[str, Any]:
         """Keyword options for :func:`chunker.chunk` besides ``target`` and ``hard_cap``."""
@@ -70,6 +71,7 @@ class Settings:
             "min_tokens": self.min_tokens,
             "repeat_table_header": self.repeat_table_header,
             "breadcrumb_in_budget": self.breadcrumb_in_budget,
+            "strategy": self.strategy,
         }
 
     @property
@@ -315,13 +317,15 @@ def source_html(
     last: int | None = None,
     selected: int | None = None,
     highlight: tuple[int, int] | None = None,
+    excerpts: Sequence[tuple[int, int]] = (),
     tiny_below: int = TINY_DEFAULT,
 ) -> str:
     """The source of chunks ``first..last`` (inclusive), each region coloured, with line numbers.
 
     Each region shows its id and tokens; on hover (always for ``selected``) a line
     with its spans and breadcrumb. Text another chunk repeats as overlap is hatched.
-    ``highlight`` is a char span (e.g. a section chosen in the tree) to mark.
+    ``highlight`` is a char span (e.g. a section chosen in the tree) to mark; ``excerpts`` are
+    char spans (a question's reference excerpts) marked the same way, with class ``ci-ref``.
     """
     text = doc.text
     line_of = doc.source.line_index
@@ -343,6 +347,9 @@ def source_html(
             marks.append((own_overlap[0], own_overlap[1], "ci-ov"))
         if highlight and highlight[0] < end and highlight[1] > start:
             marks.append((max(highlight[0], start), min(highlight[1], end), "ci-hl"))
+        for ex0, ex1 in excerpts:  # first in the list: an excerpt shows over overlap hatching
+            if ex0 < end and ex1 > start:
+                marks.insert(0, (max(ex0, start), min(ex1, end), "ci-hl ci-ref"))
         bg, bd = PALETTE[i % len(PALETTE)]
         flags = display_flags(chunk, tiny_below)
         flag_html = f' · <span class="ci-flag">{html.escape(", ".join(flags))}</span>' if flags else ""
@@ -442,6 +449,8 @@ def cli_command(name: str, settings: Settings) -> str:
         parts.append("--breadcrumb-in-budget")
     if not settings.repeat_table_header:
         parts.append("--no-repeat-table-header")
+    if settings.strategy != chunker.DEFAULT_STRATEGY:
+        parts.append(f"--strategy {settings.strategy}")
     parts.append("-o chunks.json")
     return " ".join(parts)
 

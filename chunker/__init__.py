@@ -15,12 +15,14 @@ from chunker.chunkset import Chunk, ChunkSet
 from chunker.errors import ChunkerError, ConfigError, TokenizerError
 from chunker.hierarchy import Node, UnknownNodeError
 from chunker.model import Block, Document, Section
-from chunker.pack import MIN_HARD_CAP, chunk
+from chunker.pack import DEFAULT_STRATEGY, MIN_HARD_CAP, STRATEGIES, chunk
 from chunker.parse import parse
 from chunker.tokens import Tokenizer, get_tokenizer
 
 __all__ = [
+    "DEFAULT_STRATEGY",
     "MIN_HARD_CAP",
+    "STRATEGIES",
     "Block",
     "Chunk",
     "ChunkSet",
@@ -38,7 +40,7 @@ __all__ = [
     "parse",
 ]
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 
 def chunk_markdown(

@@ -28,7 +28,7 @@ from chunker.parse import unclosed_fence
 from chunker.split import Piece, cut_block, sentence_starts
 from chunker.tokens import pretoken_tail
 
-__all__ = ["MIN_HARD_CAP", "chunk"]
+__all__ = ["DEFAULT_STRATEGY", "MIN_HARD_CAP", "STRATEGIES", "chunk"]
 
 MIN_HARD_CAP = 16  # room for a re-opened fence or a repeated header around real content
 # A chunk under min(SMALL_TOKENS, target // 4) tokens is small: it joins a neighbour when it can,
@@ -37,7 +37,11 @@ SMALL_TOKENS = 50
 # Text that would open a block (heading, quote, list item, table row, HTML, fence) at the
 # start of a chunk: an overlap never starts there, though it may inside a sentence of its source.
 _BLOCK_OPENER = re.compile(r"[#>|<]|[-+*](?:\s|\Z)|\d{1,9}[.)](?:\s|\Z)|[`~]{3}")
-ENGINE_VERSION = "0.2.0"
+ENGINE_VERSION = "0.3.0"
+# Packing strategies (spec §5a): "balanced" is the greedy hierarchical packing of this module
+# (the default); "optimal" chooses boundaries by dynamic programming (chunker.optimal).
+STRATEGIES = ("balanced", "optimal")
+DEFAULT_STRATEGY = "optimal"
 
 
 @dataclass(slots=True)
@@ -104,6 +108,7 @@ def chunk(
     breadcrumb_in_budget: bool = False,
     repeat_table_header: bool = True,
     include_front_matter: bool = False,
+    strategy: str = DEFAULT_STRATEGY,
 ) -> ChunkSet:
     """Pack a parsed document into chunks of at most ``hard_cap`` tokens.
 
@@ -112,12 +117,27 @@ def chunk(
     chunk joins a neighbour within a common section when the result fits, else is
     flagged ``tiny`` (chunks under ``min(50, target // 4)`` try that whatever its
     value). ``breadcrumb_in_budget``: the cap holds for ``contextualize()``.
+    ``strategy`` (spec §5a): ``"balanced"``, the hierarchical greedy packing, or
+    ``"optimal"``, boundaries that minimise the cost of :mod:`chunker.optimal`.
 
     Raises :class:`~chunker.errors.ConfigError` when ``target < 1``,
-    ``hard_cap < target``, ``hard_cap < MIN_HARD_CAP``, or an option is out of range.
+    ``hard_cap < target``, ``hard_cap < MIN_HARD_CAP``, an option is out of range,
+    or the strategy is unknown.
     """
-    _check_limits(target, hard_cap, overlap=overlap, min_tokens=min_tokens, breadcrumb_in_budget=breadcrumb_in_budget)
-    packer = _Packer(doc, target, hard_cap, repeat_table_header, include_front_matter)
+    _check_limits(
+        target,
+        hard_cap,
+        overlap=overlap,
+        min_tokens=min_tokens,
+        breadcrumb_in_budget=breadcrumb_in_budget,
+        strategy=strategy,
+    )
+    if strategy == "optimal":
+        from chunker.optimal import OptimalPacker  # imports this module: imported on first use
+
+        packer: _Packer = OptimalPacker(doc, target, hard_cap, repeat_table_header, include_front_matter)
+    else:
+        packer = _Packer(doc, target, hard_cap, repeat_table_header, include_front_matter)
     packer.set_options(overlap, min_tokens, breadcrumb_in_budget)
     chunks = packer.run()
     config = {
@@ -131,6 +151,7 @@ def chunk(
         "breadcrumb_in_budget": breadcrumb_in_budget,
         "engine": ENGINE_VERSION,
     }
+    config["strategy"] = strategy
     return ChunkSet(chunks, doc.metadata(), config, lambda: outline(doc), doc.text)  # the outline on first use
 
 
@@ -141,9 +162,13 @@ def _check_limits(
     overlap: object = 0,
     min_tokens: object = 0,
     breadcrumb_in_budget: object = False,
+    strategy: object = DEFAULT_STRATEGY,
     **_others: object,
 ) -> None:
-    """Raise ConfigError naming the bad value; options other than these three are not checked here."""
+    """Raise ConfigError naming the bad value; options other than these four are not checked here."""
+    if not isinstance(strategy, str) or strategy not in STRATEGIES:
+        choices = ", ".join(repr(s) for s in STRATEGIES)
+        raise ConfigError(f"unknown strategy {strategy!r}: use one of {choices}")
     for name, value in (("target", target), ("hard_cap", hard_cap), ("overlap", overlap), ("min_tokens", min_tokens)):
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{name} must be an int, got {value!r}")
@@ -391,9 +416,12 @@ class _Packer:
         for unit in units[keep:]:
             self.acc.add(unit)
 
-    def _cut(self, block: Block, first_limit: int) -> list[Piece]:
-        """Cut a block; if wrappers overflow a tiny target, fall back to bigger, then plain pieces."""
-        cap = self.cap
+    def _cut(self, block: Block, first_limit: int, cap: int | None = None) -> list[Piece]:
+        """Cut a block (every piece within ``cap``, by default the chunk's budget).
+
+        If wrappers overflow a tiny target, fall back to bigger, then plain pieces.
+        """
+        cap = self.cap if cap is None else cap
         target = min(self.target, cap)
         for limit in (target, cap):
             pieces = cut_block(

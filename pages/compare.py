@@ -82,6 +82,13 @@ installed = peers.available_peers()
 with st.container(horizontal=True, vertical_alignment="bottom"):
     target_b = st.number_input("B: target", 16, 8192, min(settings.target * 2, 8192), step=16, key="cmp_target")
     cap_b = st.number_input("B: hard cap", 16, 8192, min(settings.hard_cap * 2, 8192), step=16, key="cmp_cap")
+    strategy_b = st.selectbox(
+        "B: packing",
+        chunker.STRATEGIES,
+        index=chunker.STRATEGIES.index(settings.strategy),
+        key="cmp_strategy",
+        help="Compare the two strategies at the same limits by setting B's target and cap to A's.",
+    )
     peer = st.selectbox(
         "Third column",
         ["(none)", *installed],
@@ -102,18 +109,19 @@ b = frame.chunk_cached(
         min_tokens=min(settings.min_tokens, int(cap_b)),
         repeat_table_header=settings.repeat_table_header,
         breadcrumb_in_budget=settings.breadcrumb_in_budget,
+        strategy=str(strategy_b),
     ),
     doc,
 )
 only_a, only_b = view.boundary_diff(a, b)
 columns = st.columns(3 if peer != "(none)" else 2, gap="medium")
-for column, label, chunks, differs, (target, cap) in (
-    (columns[0], "A", a, only_a, (settings.target, settings.hard_cap)),
-    (columns[1], "B", b, only_b, (int(min(target_b, cap_b)), int(cap_b))),
+for column, label, chunks, differs, (target, cap, strategy) in (
+    (columns[0], "A", a, only_a, (settings.target, settings.hard_cap, settings.strategy)),
+    (columns[1], "B", b, only_b, (int(min(target_b, cap_b)), int(cap_b), str(strategy_b))),
 ):
     with column:
         stats = view.summary(chunks, settings.tiny_below)
-        st.markdown(f"**{label}: target {target} · cap {cap}**")
+        st.markdown(f"**{label}: target {target} · cap {cap} · {strategy}**")
         st.caption(
             f"{stats['chunks']} chunks · {stats['total']:,} tokens · median {stats['median']} · "
             f"max {stats['max']} · {len(differs)} boundaries not in the other"

@@ -9,7 +9,9 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from chunk_inspector import frame, view
+from chunk_inspector import evaluate_view, frame, view
+from chunk_inspector.evaluate import BUDGET
+from chunk_inspector.retrievers import get_retriever
 
 TARGETS = [64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048]
 CAPS = [128, 256, 512, 768, 1024, 2048, 4096]
@@ -31,6 +33,43 @@ def _sweep(opened: frame.Opened, targets: tuple[int, ...], caps: tuple[int, ...]
         while len(cache) > 8:
             cache.pop(next(iter(cache)))
     return cache[key]
+
+
+def _with_recall(opened: frame.Opened, data: pd.DataFrame, loaded: Any) -> pd.DataFrame:
+    """``data`` with a ``recall_budget`` column: recall within the budget at every grid point, on the
+    question set loaded on the Evaluate page (with its indexed text), kept per session. BM25 ranks: the dense
+    model takes tens of seconds per point on a CPU, minutes over a grid."""
+    key, questions, _, index_label = loaded
+    retriever = "bm25"
+    settings = opened.settings
+    grid = tuple((int(t), int(c)) for t, c in zip(data["target"], data["hard_cap"], strict=True))
+    cache: dict[Any, list[float | None]] = st.session_state.setdefault("sweep_recalls", {})
+    # the grid's own target and cap replace the sidebar's; everything else of the settings counts
+    cache_key = (key, retriever, index_label, grid, settings.tokenizer, tuple(sorted(settings.options().items())))
+    if cache_key not in cache:
+        docs = {
+            name: frame.parse_cached(frame.digest(text), name, settings.tokenizer, text)
+            for name, text in questions.documents.items()
+        }
+        bar = st.progress(0.0, text="Evaluating…")
+
+        def progress(done: float, what: str) -> None:
+            bar.progress(done, text=f"Evaluating the {retriever} recall {what.removeprefix('recall ')}")
+
+        cache[cache_key] = evaluate_view.recall_sweep(
+            questions,
+            docs,
+            grid,
+            settings.options(),
+            get_retriever(retriever),
+            evaluate_view.INDEXES[index_label],
+            progress,
+        )
+        bar.empty()
+        while len(cache) > 8:
+            cache.pop(next(iter(cache)))
+    recalls = [None if r is None else round(r, 3) for r in cache[cache_key]]
+    return data.assign(recall_budget=recalls)
 
 
 def _apply(target: int, cap: int) -> None:
@@ -75,7 +114,12 @@ metrics = [
     ("tiny_share", f"Tiny-chunk share (< {settings.tiny_below} tokens)"),
     ("total_tokens", "Total tokens embedded (cost)"),
 ]
-fig = make_subplots(rows=2, cols=2, subplot_titles=[title for _, title in metrics], vertical_spacing=0.2)
+loaded = st.session_state.get("eval_loaded")  # the question set chosen on the Evaluate page
+if loaded is not None:
+    data = _with_recall(opened, data, loaded)
+    metrics.append(("recall_budget", f"Recall within {BUDGET:,} tokens (BM25, {loaded[1].name})"))
+rows = (len(metrics) + 1) // 2
+fig = make_subplots(rows=rows, cols=2, subplot_titles=[title for _, title in metrics], vertical_spacing=0.4 / rows)
 palette = ["#3b7dd8", "#d9822b", "#2e9e5b", "#9b59c6", "#d64545", "#1f93a8", "#7f8c8d"]
 for n, cap in enumerate(sorted(data["hard_cap"].unique())):
     part = data[data["hard_cap"] == cap]
@@ -112,8 +156,18 @@ if not here.empty:
             col=m % 2 + 1,
         )
 fig.update_xaxes(title_text="target (tokens)", type="log", tickvals=sorted(data["target"].unique()))
-fig.update_layout(height=620, margin={"l": 10, "r": 10, "t": 40, "b": 10}, clickmode="event+select")
+fig.update_layout(height=310 * rows, margin={"l": 10, "r": 10, "t": 40, "b": 10}, clickmode="event+select")
 st.plotly_chart(fig, key="sweep_chart", on_select=_apply_from_chart, selection_mode="points")
+if loaded is None:
+    st.caption(
+        f"Load a question set on the Evaluate page to add recall within the {BUDGET:,}-token budget as a fifth chart."
+    )
+else:
+    st.caption(
+        f"Recall within the budget chunks every document of {loaded[1].name} at each point (the other charts: "
+        f"{opened.doc.name} only) and ranks them with BM25, indexing {loaded[3]} as set on the Evaluate page"
+        + (", not the dense model chosen there: it would take minutes over the grid." if loaded[2] != "bm25" else ".")
+    )
 
 labels = [f"target {t} · cap {c}" for t, c in zip(data["target"], data["hard_cap"], strict=True)]
 pick_col, button_col = st.columns([3, 1], vertical_alignment="bottom")

@@ -152,7 +152,7 @@ def test_context_index_puts_the_breadcrumb_in_front_and_counts_it() -> None:
     contender = Contender.engine(16, 32, index="context")
     chunks = index_chunks(contender, {"guide.md": GUIDE})
     count = chunker.get_tokenizer("cl100k_base").count
-    assert chunks[-1].text.startswith("guide.md › Guide\n\n## Configure\n\nSet the colour")
+    assert chunks[-1].text.startswith("guide.md › Guide › Configure\n\n## Configure\n\nSet the colour")
     assert all(c.tokens == count(c.text) for c in chunks)
 
 

@@ -22,6 +22,7 @@ def words(n: int) -> str:
 
 def run(text: str, target: int = 64, cap: int = 128, **options: object) -> chunker.ChunkSet:
     doc = chunker.parse(text, name="doc.md")
+    options.setdefault("strategy", "balanced")  # the greedy packing of spec §5 steps 2–6
     chunks = chunker.chunk(doc, target=target, hard_cap=cap, **options)  # type: ignore[arg-type]
     check_hierarchy(chunks, doc.text)
     return chunks

@@ -27,6 +27,7 @@ def numbered(n: int, start: int = 0) -> str:
 
 def run(text: str, target: int, cap: int, **options: Any) -> tuple[chunker.Document, chunker.ChunkSet]:
     doc = chunker.parse(text, name="d.md")
+    options.setdefault("strategy", "balanced")  # the greedy packing of spec §5 steps 2–6
     chunks = chunker.chunk(doc, target=target, hard_cap=cap, **options)
     check_chunk_set(doc, chunks, cap)
     return doc, chunks

@@ -21,6 +21,7 @@ from tests.test_pack import words
 
 def run(text: str, target: int, cap: int, **options: object) -> chunker.ChunkSet:
     doc = chunker.parse(text, name="doc.md")
+    options.setdefault("strategy", "balanced")  # the greedy packing of spec §5 steps 2–6
     chunks = chunker.chunk(doc, target=target, hard_cap=cap, **options)  # type: ignore[arg-type]
     check_chunk_set(doc, chunks, cap)
     assert_headings_travel_forward(doc, chunks)
@@ -184,7 +185,7 @@ def test_corpus_headings_travel_forward_breadcrumbs_hold_and_small_chunks_join(t
     small chunk is left that could have joined a neighbour."""
     for doc in corpus_documents():
         for options in ({}, {"min_tokens": target // 4}):
-            chunks = chunker.chunk(doc, target=target, hard_cap=cap, **options)  # type: ignore[arg-type]
+            chunks = chunker.chunk(doc, target=target, hard_cap=cap, strategy="balanced", **options)  # type: ignore[arg-type]
             assert_headings_travel_forward(doc, chunks)
             assert_breadcrumbs_hold_their_chunks(doc, chunks)
             assert_no_small_chunk_could_join(doc, chunks, cap)

@@ -8,6 +8,9 @@ from pathlib import Path
 from playwright.sync_api import Locator, Page, expect
 
 import chunker
+from chunk_inspector.evaluate import Contender, evaluate
+from chunk_inspector.evaluate_view import load_bundled
+from chunk_inspector.retrievers import get_retriever
 from tests.browser.harness import IDLE, metric, open_app, serve_app
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -31,17 +34,17 @@ def choose_source(page: Page, label: str, widget: str) -> Locator:
 def test_open_pick_a_sample_and_move_the_hard_cap(page: Page, app_url: str) -> None:
     """Open the app, pick another sample, then move the hard cap with the keyboard: the count follows."""
     open_app(page, app_url)
-    assert metric(page, "Chunks") == str(len(engine("user_guide.md")))
+    assert metric(page, "Chunks") == str(len(engine("poetry_cli.md")))
     page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.click()
-    page.get_by_role("option", name="CHANGELOG.md").click()
-    expect(page.get_by_role("heading", name="CHANGELOG.md")).to_be_visible()
-    expect(page.locator('[data-testid="stMetric"]').first).to_contain_text(str(len(engine("CHANGELOG.md"))))
+    page.get_by_role("option", name="redux_modern_redux.md").click()
+    expect(page.get_by_role("heading", name="redux_modern_redux.md")).to_be_visible()
+    expect(page.locator('[data-testid="stMetric"]').first).to_contain_text(str(len(engine("redux_modern_redux.md"))))
     before = metric(page, "Chunks")
     thumb = page.get_by_role("slider").first  # the hard cap: the first slider of the sidebar
     thumb.focus()
     for _ in range(5):  # 512 -> 600 -> 768 -> 800 -> 1000 -> 1024
         thumb.press("ArrowRight")
-    expected = str(len(engine("CHANGELOG.md", 256, 1024)))
+    expected = str(len(engine("redux_modern_redux.md", 256, 1024)))
     assert expected != before
     expect(page.locator('[data-testid="stMetric"]').first).to_contain_text(expected, timeout=30_000)
     assert "hard_cap=1024" in page.url, "the setting is in the URL"
@@ -49,7 +52,7 @@ def test_open_pick_a_sample_and_move_the_hard_cap(page: Page, app_url: str) -> N
 
 def test_hovering_a_chunk_shows_its_id_tokens_and_spans(page: Page, app_url: str) -> None:
     open_app(page, app_url)
-    c2 = engine("user_guide.md")[1]
+    c2 = engine("poetry_cli.md")[1]
     region = page.locator('.ci-chunk[data-chunk="c2"]')
     info = region.locator(".ci-info")
     expect(info).to_be_hidden()
@@ -83,7 +86,7 @@ def test_a_binary_upload_gets_a_message_and_the_app_keeps_working(page: Page, ap
     expect(page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').filter(has_text="binary")).to_be_visible(
         timeout=30_000
     )
-    expect(page.get_by_role("heading", name="user_guide.md")).to_be_visible()
+    expect(page.get_by_role("heading", name="poetry_cli.md")).to_be_visible()
 
 
 def test_html_in_a_document_is_shown_as_text_and_never_runs(page: Page, app_url: str) -> None:
@@ -105,17 +108,39 @@ def test_download_json_and_read_it_back_with_the_engine(page: Page, app_url: str
         page.get_by_role("button", name="JSON", exact=True).click()
     data = Path(download.value.path()).read_text(encoding="utf-8")
     chunks = chunker.ChunkSet.from_json(data)
-    assert data == engine("user_guide.md").to_json()
-    assert len(chunks) == len(engine("user_guide.md"))
+    assert data == engine("poetry_cli.md").to_json()
+    assert len(chunks) == len(engine("poetry_cli.md"))
 
 
 def test_a_link_to_a_page_works_as_the_first_request_of_a_fresh_server(page: Page) -> None:
     """A fresh server first treats pages/ as an old-style page folder: the page must still run inside app.py."""
     with serve_app() as url:
-        open_app(page, url, "export?sample=CHANGELOG.md&hard_cap=1024")
-        expect(page.get_by_role("heading", name="Export · CHANGELOG.md")).to_be_visible()
+        open_app(page, url, "export?sample=redux_modern_redux.md&hard_cap=1024")
+        expect(page.get_by_role("heading", name="Export · redux_modern_redux.md")).to_be_visible()
         # app.py's top navigation, not the old-style list of pages/ files ("inspect chunks") in the sidebar
         expect(page.get_by_role("link", name=re.compile(r"\bTune$"))).to_have_attribute("href", f"{url}/tune")
         expect(page.get_by_role("link", name="inspect chunks")).to_have_count(0)
-        chunks = engine("CHANGELOG.md", 256, 1024)
+        chunks = engine("redux_modern_redux.md", 256, 1024)
         expect(page.get_by_text(f"{len(chunks)} chunks at target 256, hard cap 1024")).to_be_visible()
+
+
+def test_evaluate_with_the_bundled_set_and_open_a_miss(page: Page, app_url: str) -> None:
+    """Open Evaluate: recall at the sidebar's settings on the bundled set; choose a miss: its excerpt is highlighted."""
+    questions = load_bundled(SAMPLES)
+    result = evaluate(questions, Contender.engine(256, 512), get_retriever("bm25"))
+    open_app(page, app_url, "evaluate")
+    expect(page.get_by_role("heading", name="Evaluate · retrieval")).to_be_visible()
+    recall = page.locator('[data-testid="stMetric"]').first  # a cold server parses every document first
+    expect(recall).to_contain_text(f"{result.mean()['recall@budget']:.3f}", timeout=90_000)
+    assert metric(page, "Recall at 5") == f"{result.mean()['recall@k']:.3f}"
+    miss = result.misses()[-1]  # not the one open at first
+    page.wait_for_selector(IDLE)
+    page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(has_text="Question").click()
+    page.keyboard.type(f" {miss.question.id} · ")  # the list filters as one types
+    page.get_by_role("option", name=re.compile(f" {miss.question.id} · ")).click()
+    first_line = next(line for line in miss.question.references[0].content.splitlines() if line.strip())
+    highlighted = page.locator(".ci-src .ci-ref").first
+    expect(highlighted).to_be_visible(timeout=30_000)
+    expect(page.locator(".ci-src .ci-ref")).to_contain_text([first_line.strip()[:40]])
+    expect(page.locator("strong", has_text=miss.question.question)).to_be_visible()
+    expect(page.get_by_text("The chunk it fell into")).to_be_visible()

@@ -1,0 +1,430 @@
+"""What the Evaluate page shows, computed without Streamlit: question sets, runs, tables, the miss view.
+
+The page (``pages/evaluate.py``) reads the sidebar's settings, calls these through its
+cached wrappers and renders what they return; tests call them directly. The evaluation
+itself is :mod:`chunk_inspector.evaluate` (``EVAL.md`` §2); this module feeds it the app's
+parsed documents and chunk sets, so a slider move re-uses the app's caches:
+
+- :func:`load_bundled` / :func:`read_upload`: the bundled question set over the samples, or
+  an uploaded one (JSONL or Chroma's CSV) over the open document and the samples;
+- :func:`run_engine`: every document of the set parsed and chunked through the given
+  callables (the app's caches), indexed together, evaluated: an :class:`EngineRun`;
+- :func:`metrics_table`, :func:`kind_table`, :func:`question_table`: the page's tables;
+- :func:`miss_detail`: one question's answer, the chunk it fell into, what was retrieved
+  instead, and the source with the reference excerpts highlighted (escaped, through
+  :func:`chunk_inspector.view.source_html`);
+- :func:`recall_sweep`: recall within the budget over Tune's grid.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+
+import chunker
+from chunk_inspector.evaluate import (
+    BUDGET,
+    Contender,
+    Evaluation,
+    Index,
+    IndexedChunk,
+    K,
+    QuestionResult,
+    evaluate,
+)
+from chunk_inspector.questions import QuestionSet, QuestionSetError, load_question_set, read_question_set
+from chunk_inspector.retrievers import Retriever
+from chunk_inspector.view import Settings, source_html
+
+__all__ = [
+    "BUNDLED",
+    "INDEXES",
+    "EngineRun",
+    "MissDetail",
+    "Parse",
+    "Repack",
+    "engine_chunks",
+    "kind_table",
+    "load_bundled",
+    "metrics_table",
+    "miss_detail",
+    "ordered_results",
+    "question_table",
+    "read_upload",
+    "recall_sweep",
+    "run_engine",
+    "score_columns",
+    "set_key",
+    "upload_documents",
+]
+
+BUNDLED = "questions.jsonl"  # the bundled set's file name, in the samples folder
+INDEXES: dict[str, Index] = {"markdown": "markdown", "contextualize()": "context"}
+
+Parse = Callable[[str, str], chunker.Document]  # (name, text) -> the parsed document
+Repack = Callable[[str, chunker.Document, Settings], chunker.ChunkSet]  # (name, document, settings) -> chunks
+
+
+# -- question sets --------------------------------------------------------------
+
+
+def load_bundled(samples_dir: Path) -> QuestionSet:
+    """The bundled question set over the sample documents; :class:`QuestionSetError` when there is none."""
+    path = samples_dir / BUNDLED
+    if not path.is_file():
+        raise QuestionSetError(f"no bundled question set: {path.name} is not in {samples_dir.name}/")
+    return load_question_set(path, samples_dir)
+
+
+def upload_documents(samples_dir: Path, open_name: str | None, open_text: str | None) -> dict[str, str]:
+    """The documents an uploaded set may name: every sample by its file name, and the open document
+    by its name (it replaces a sample of that name unless it is that sample as the sidebar read it)."""
+    documents: dict[str, str] = {}
+    for path in sorted(samples_dir.glob("*.md")):
+        if path.name == "README.md":  # the samples' attribution, not a sample
+            continue
+        with open(path, encoding="utf-8", newline="") as handle:  # the offsets' convention (EVAL.md §1)
+            documents[path.name] = handle.read()
+    if open_name and open_text is not None:
+        sample = documents.get(open_name)
+        if sample is None or sample.replace("\r\n", "\n").replace("\r", "\n") != open_text:
+            documents[open_name] = open_text
+    return documents
+
+
+def read_upload(filename: str, data: bytes, documents: Mapping[str, str]) -> QuestionSet:
+    """An uploaded set (``.jsonl``, or Chroma's ``.csv``) checked against ``documents``.
+
+    Raises :class:`QuestionSetError` with the loader's message (naming the question) when
+    it does not check out.
+    """
+    lower = filename.lower()
+    fmt: Literal["jsonl", "csv"]
+    if lower.endswith(".jsonl"):
+        fmt = "jsonl"
+    elif lower.endswith(".csv"):
+        fmt = "csv"
+    else:
+        raise QuestionSetError(f"{filename}: a question set is a .jsonl file or Chroma's questions_df.csv")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise QuestionSetError(f"{filename} is not UTF-8 text") from None
+    try:
+        return read_question_set(text, fmt, documents, name=filename)
+    except QuestionSetError as exc:
+        raise QuestionSetError(f"{filename}: {exc}") from None
+
+
+def set_key(questions: QuestionSet) -> str:
+    """A digest of the questions, their references and their documents' text: the set's cache key."""
+    h = hashlib.sha256()
+    for q in questions.questions:
+        spans = ",".join(f"{r.start}-{r.end}" for r in q.references)
+        h.update(f"{q.id}\0{q.document}\0{q.question}\0{q.kind}\0{spans}\n".encode("utf-8", "surrogatepass"))
+    for name in sorted(questions.documents):
+        h.update(name.encode("utf-8", "surrogatepass") + b"\0")
+        h.update(hashlib.sha256(questions.documents[name].encode("utf-8", "surrogatepass")).digest())
+    return h.hexdigest()
+
+
+# -- running the engine -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EngineRun:
+    """The engine's evaluation at one setting, with the parsed documents and chunk sets behind it.
+
+    ``evaluation.chunks[i]`` is chunk ``i - offsets[document]`` of ``chunk_sets[document]``
+    (documents in the set's order, each one's chunks in order).
+    """
+
+    evaluation: Evaluation
+    docs: Mapping[str, chunker.Document]
+    chunk_sets: Mapping[str, chunker.ChunkSet]
+    offsets: Mapping[str, int]
+
+    def chunk(self, i: int) -> chunker.Chunk:
+        """The engine chunk behind ``evaluation.chunks[i]``."""
+        name = self.evaluation.chunks[i].document
+        return self.chunk_sets[name][i - self.offsets[name]]
+
+
+def engine_chunks(chunk_sets: Mapping[str, chunker.ChunkSet], index: Index) -> list[IndexedChunk]:
+    """The chunks of every document as the index holds them, as :func:`~chunk_inspector.evaluate.index_chunks`
+    makes them: ``markdown`` or ``contextualize()``, tokens in cl100k_base (the engine's own count when it is that)."""
+    count = chunker.get_tokenizer("cl100k_base").count
+    out: list[IndexedChunk] = []
+    for name, chunks in chunk_sets.items():
+        exact = index == "markdown" and chunks.config.get("tokenizer") == "cl100k_base"
+        for c in chunks:
+            text = c.markdown if index == "markdown" else c.contextualize()
+            out.append(
+                IndexedChunk(name, (c.char_span[0], c.char_span[1]), text, c.token_count if exact else count(text))
+            )
+    return out
+
+
+def run_engine(
+    questions: QuestionSet,
+    settings: Settings,
+    retriever: Retriever,
+    index: Index,
+    parse: Parse,
+    repack: Repack,
+    *,
+    k: int = K,
+    budget: int = BUDGET,
+) -> EngineRun:
+    """Parse (``parse``) and chunk (``repack``) every document of the set at ``settings``, index them all
+    together and evaluate: the same numbers as :func:`evaluate` with ``Contender.engine`` at these settings."""
+    docs = {name: parse(name, text) for name, text in questions.documents.items()}
+    chunk_sets = {name: repack(name, doc, settings) for name, doc in docs.items()}
+    offsets: dict[str, int] = {}
+    total = 0
+    for name, chunks in chunk_sets.items():
+        offsets[name] = total
+        total += len(chunks)
+    contender = Contender.engine(
+        settings.target, settings.hard_cap, index, tokenizer=settings.tokenizer, **settings.options()
+    )
+    evaluation = evaluate(questions, contender, retriever, k=k, budget=budget, chunks=engine_chunks(chunk_sets, index))
+    return EngineRun(evaluation, docs, chunk_sets, offsets)
+
+
+def recall_sweep(
+    questions: QuestionSet,
+    docs: Mapping[str, chunker.Document],
+    grid: Sequence[tuple[int, int]],
+    options: Mapping[str, Any],
+    retriever: Retriever,
+    index: Index,
+    progress: Callable[[float, str], None] | None = None,
+) -> list[float | None]:
+    """Recall within the budget at every ``(target, hard_cap)`` of ``grid`` (None where the options do
+    not fit that cap), the documents re-packed from ``docs`` (parsed once)."""
+    out: list[float | None] = []
+    for n, (target, cap) in enumerate(grid):
+        if progress is not None:
+            progress(n / max(len(grid), 1), f"recall at target {target}, hard cap {cap}")
+        try:
+            sets = {name: chunker.chunk(doc, target=target, hard_cap=cap, **options) for name, doc in docs.items()}
+        except chunker.ConfigError:
+            out.append(None)
+            continue
+        contender = Contender.engine(target, cap, index, **options)
+        evaluation = evaluate(questions, contender, retriever, chunks=engine_chunks(sets, index))
+        out.append(evaluation.mean()["recall@budget"])
+    if progress is not None:
+        progress(1.0, "done")
+    return out
+
+
+# -- tables -------------------------------------------------------------------------
+
+_COLUMNS = {
+    "recall@k": "recall@{k}",
+    "precision@k": "precision@{k}",
+    "iou@k": "IoU@{k}",
+    "recall@budget": "recall@budget",
+    "precision@budget": "precision@budget",
+    "iou@budget": "IoU@budget",
+    "precision_omega": "precision Ω",
+}
+
+
+def metrics_table(evaluations: Sequence[Evaluation]) -> pd.DataFrame:
+    """One row per chunker: its chunk count and the averages of ``EVAL.md`` §2, rounded to 3 places."""
+    rows = []
+    for ev in evaluations:
+        row: dict[str, Any] = {"chunker": ev.contender.label, "chunks": len(ev.chunks)}
+        mean = ev.mean()
+        row.update({title.format(k=ev.k): round(mean[key], 3) for key, title in _COLUMNS.items()})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def kind_table(evaluations: Sequence[Evaluation]) -> pd.DataFrame:
+    """Recall within the budget per kind of question: one row per chunker, one column per kind,
+    headed with its question count (``"table (5)"``)."""
+    if not evaluations:
+        return pd.DataFrame()
+    first = evaluations[0]
+    kinds = list(first.by_kind())
+    counts = {kind: sum(1 for r in first.results if r.question.kind == kind) for kind in kinds}
+    rows = []
+    for ev in evaluations:
+        row: dict[str, Any] = {"chunker": ev.contender.label}
+        row.update({f"{kind} ({counts[kind]})": round(ev.mean(kind)["recall@budget"], 3) for kind in kinds})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def score_columns(k: int = K) -> list[str]:
+    """The score columns of :func:`metrics_table` (for formatting)."""
+    return [title.format(k=k) for title in _COLUMNS.values()]
+
+
+def ordered_results(evaluation: Evaluation) -> list[QuestionResult]:
+    """The misses first (worst recall first, as :meth:`Evaluation.misses` orders them), then the rest by rank."""
+    misses = evaluation.misses()
+    missed = {id(r) for r in misses}
+    rest = sorted(
+        (r for r in evaluation.results if id(r) not in missed),
+        key=lambda r: (r.first_rank or len(evaluation.chunks) + 1, r.question.id),
+    )
+    return misses + rest
+
+
+def question_table(evaluation: Evaluation) -> pd.DataFrame:
+    """One row per question, misses first: its id, document, kind, rank of the first chunk holding its
+    answer, recall within the budget and at k, chunks the budget took, and the question."""
+    rows = []
+    for r in ordered_results(evaluation):
+        recall = r.at_budget.recall
+        rows.append(
+            {
+                "": "✗ miss" if recall == 0 else ("◐ partial" if recall < 1 else "✓"),
+                "id": r.question.id,
+                "document": r.question.document,
+                "kind": r.question.kind or "",
+                "first rank": r.first_rank,
+                "recall@budget": round(recall, 3),
+                f"recall@{evaluation.k}": round(r.at_k.recall, 3),
+                "in budget": r.in_budget,
+                "question": r.question.question,
+            }
+        )
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        frame["first rank"] = frame["first rank"].astype("Int64")  # None stays empty, not NaN
+    return frame
+
+
+# -- one question -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MissDetail:
+    """One question's answer and where it went.
+
+    ``holders``: the chunks holding some of the answer, best ranked first, as table rows
+    (chunk id, tokens, rank, whether the budget took it, share of the answer it holds);
+    ``holder_label``: the best-ranked holder's id, tokens, rank and breadcrumb;
+    ``holder_text``: the best-ranked holder's indexed text; ``retrieved``: the chunks the
+    budget took, in rank order; ``source``: HTML of the holders' stretch of the source with
+    the reference excerpts highlighted (``None`` when no chunk holds the answer).
+    """
+
+    result: QuestionResult
+    holders: pd.DataFrame
+    holder_text: str | None
+    holder_label: str | None
+    retrieved: pd.DataFrame
+    source: str | None
+
+
+def _share(span: tuple[int, int], references: Sequence[tuple[int, int]]) -> float:
+    total = sum(b - a for a, b in references)
+    held = sum(max(0, min(b, span[1]) - max(a, span[0])) for a, b in references)
+    return held / total if total else 0.0
+
+
+def _section(breadcrumb: Sequence[str]) -> str:
+    """The last two titles of a breadcrumb (the document name left out), '…' marking what is cut."""
+    titles = list(breadcrumb[1:])
+    if not titles:
+        return "(preamble)"
+    return ("… › " if len(titles) > 2 else "") + " › ".join(titles[-2:])
+
+
+def _holders_html(
+    run: EngineRun, name: str, local: Sequence[int], references: Sequence[tuple[int, int]], tiny_below: int
+) -> str:
+    """The source of the holder chunks (indexes into ``name``'s chunk set, the best ranked first), in
+    document order, the excerpts highlighted; a line says which chunks between them are left out."""
+    chunks = list(run.chunk_sets[name])
+    runs: list[list[int]] = []
+    for i in sorted(local):
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    parts: list[str] = []
+    for n, group in enumerate(runs):
+        if n:
+            gap = (chunks[runs[n - 1][-1] + 1].id, chunks[group[0] - 1].id)
+            between = gap[0] if gap[0] == gap[1] else f"{gap[0]}–{gap[1]}"
+            parts.append(f'<div class="ci-gap" style="margin: 4px 0 4px 46px">⋯ {between} not shown</div>')
+        parts.append(
+            source_html(
+                run.docs[name],
+                chunks,
+                first=group[0],
+                last=group[-1],
+                selected=local[0] if local[0] in group else None,
+                excerpts=references,
+                tiny_below=tiny_below,
+            )
+        )
+    return "".join(parts)
+
+
+def miss_detail(run: EngineRun, result: QuestionResult, tiny_below: int = 50) -> MissDetail:
+    """What the page shows for one question (see :class:`MissDetail`)."""
+    evaluation = run.evaluation
+    rank_of = {i: n for n, i in enumerate(result.ranking, 1)}
+    references = [r.span for r in result.question.references]
+    holders = sorted(result.holders, key=lambda i: rank_of.get(i, len(rank_of) + 1))
+    holder_rows = []
+    for i in holders:
+        c = run.chunk(i)
+        rank = rank_of.get(i)
+        holder_rows.append(
+            {
+                "chunk": c.id,
+                "tokens": evaluation.chunks[i].tokens,
+                "rank": rank,
+                "in budget": "yes" if rank is not None and rank <= result.in_budget else "no",
+                "holds of the answer": f"{_share(c.char_span, references):.0%}",
+            }
+        )
+    retrieved_rows = []
+    for n, i in enumerate(result.ranking[: result.in_budget], 1):
+        indexed = evaluation.chunks[i]
+        c = run.chunk(i)
+        retrieved_rows.append(
+            {
+                "rank": n,
+                "document": indexed.document,
+                "chunk": c.id,
+                "tokens": indexed.tokens,
+                "holds answer": "✓" if i in result.holders else "",
+                "section": _section(c.breadcrumb),
+            }
+        )
+    holder_text = holder_label = source = None
+    if holders:
+        best = holders[0]
+        c = run.chunk(best)
+        holder_text = evaluation.chunks[best].text
+        rank = rank_of.get(best)
+        where = f"rank {rank}" if rank else "not ranked"
+        holder_label = f"{c.id} · {evaluation.chunks[best].tokens} tokens · {where} · {_section(c.breadcrumb)}"
+        name = result.question.document
+        source = _holders_html(run, name, [i - run.offsets[name] for i in holders], references, tiny_below)
+    return MissDetail(
+        result=result,
+        holders=pd.DataFrame(holder_rows, columns=["chunk", "tokens", "rank", "in budget", "holds of the answer"]),
+        holder_text=holder_text,
+        holder_label=holder_label,
+        retrieved=pd.DataFrame(
+            retrieved_rows, columns=["rank", "document", "chunk", "tokens", "holds answer", "section"]
+        ),
+        source=source,
+    )

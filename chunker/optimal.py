@@ -1,0 +1,369 @@
+"""Optimal packing (spec §5a, ``strategy="optimal"``): chunk boundaries by dynamic programming.
+
+The document is a row of **atoms**: its blocks in order (with the front matter when it
+is chunked), each block too big for the hard cap first cut into pieces of about
+``target`` by the block cutter (:func:`chunker.split.cut_block`, as the greedy packing
+cuts it). A chunk is a run of consecutive atoms whose summed tokens (each atom and the
+joins between them, as :meth:`chunker.pack._Draft.cost_of` sums them) fit the hard cap,
+less the breadcrumb line with ``breadcrumb_in_budget``. Of all the ways of cutting the
+row into chunks, the one of least total cost is chosen, as line breaking does for
+paragraphs: ``best[k] = min over i of best[i] + cost(atoms[i:k])``. No chunk exceeds the
+cap, so ``i`` only goes back one cap's worth of atoms: the work is linear in the
+number of atoms times the atoms a chunk can hold.
+
+The cost of one chunk of ``t`` tokens ending at boundary ``b`` (see the constants below):
+
+    size(t) + CHUNK_COST + boundary(b) + headings inside + (SMALL_COST if t < small)
+
+    size(t) = SIZE_OVER  * ((t - target) / target) ** 2   when t > target
+              SIZE_UNDER * ((t - target) / target) ** 2   otherwise
+    boundary(b) = BOUNDARY_BEFORE_HEADING[level]   before a heading of that level
+                  BOUNDARY_BETWEEN_BLOCKS          between blocks of one section
+                  BOUNDARY_IN_BLOCK                between two pieces of one cut block
+                  + BOUNDARY_IN_FITTING_SECTION    inside a section that fits the cap whole
+                                                   (or inside a heading and its direct content
+                                                   that fit it together)
+                  + FORBIDDEN                      right after a heading whose content follows
+    headings inside = HEADING_INSIDE[level] for each heading in the chunk but at its start
+
+and ``small = max(min_tokens, min(SMALL_TOKENS, target // 4))``. Forbidden outright:
+a chunk holding two pieces of one cut block, a piece with an added prefix anywhere but
+at the start of its chunk (or an added suffix anywhere but at its end), and the
+preamble in a chunk with heading content, unless the preamble is under
+``min(SMALL_TOKENS, target // 4)`` tokens (then it may join the chunk after it) or the
+chunk is the whole document. ``FORBIDDEN`` is a cost, not a rule, so that a solution
+always exists: headings that fill the cap by themselves end their chunk, as in the greedy
+packing.
+
+The weights were chosen on the Markdown question set of ``EVAL.md`` (BM25, recall within
+a 1,024-token budget, at 128/256, 256/512 and 512/1024); the Chroma set was held out.
+
+A chunk's breadcrumb is the path of the deepest section holding all of it. The drafts
+then go through the same finish as the greedy packing (exact recount and repair,
+small chunks joined, overlap, clause numbers), but not its sibling merge.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from chunker.chunkset import Chunk
+from chunker.model import Block, Section
+from chunker.pack import SMALL_TOKENS, _Draft, _joinable, _Packer, _Unit
+
+__all__ = [
+    "BOUNDARY_BEFORE_HEADING",
+    "BOUNDARY_BETWEEN_BLOCKS",
+    "BOUNDARY_IN_BLOCK",
+    "BOUNDARY_IN_FITTING_SECTION",
+    "CHUNK_COST",
+    "FORBIDDEN",
+    "HEADING_INSIDE",
+    "SIZE_OVER",
+    "SIZE_UNDER",
+    "SMALL_COST",
+    "OptimalPacker",
+]
+
+SIZE_OVER = 30.0
+"""Weight of the squared relative distance from the target for a chunk above it: steep, so that
+the target is the size chunks are packed to and the hard cap only lets a unit that cannot be cut
+well (a block, a heading with its first piece) run over it.
+
+Within a retrieval budget, chunks near the target retrieve better than chunks filled to the
+hard cap: a big chunk spends the budget on text around the answer (docs/BENCHMARKS.md)."""
+
+SIZE_UNDER = 0.5
+"""Weight of the squared relative distance from the target for a chunk below it: a chunk
+somewhat under the target costs little (it leaves room in the budget for another one)."""
+
+CHUNK_COST = 0.1
+"""A constant per chunk: of two packings otherwise alike, the one with fewer chunks wins."""
+
+SMALL_COST = 4.0
+"""A chunk under the small size is a defect for RAG users (no context, noise in the ranking)."""
+
+BOUNDARY_BEFORE_HEADING = (0.0, 0.0, 0.05, 0.1, 0.15, 0.2, 0.25)
+"""A boundary before a heading of level 1..6 (index = level): the higher the heading, the
+more of the structure the two chunks keep apart, the cheaper the cut."""
+
+BOUNDARY_BETWEEN_BLOCKS = 0.5
+"""A boundary between two blocks of one section cuts a section's text apart."""
+
+BOUNDARY_IN_BLOCK = 1.0
+"""A boundary between two pieces of one cut block: the dearest cut (always taken: the
+block does not fit the cap; it counts so that the costs of packings compare fairly)."""
+
+BOUNDARY_IN_FITTING_SECTION = 0.0
+"""Added to a boundary inside a section that fits the cap whole (or, for a section too big,
+inside its heading and direct content when they fit together): such a section stays whole
+unless it is far over the target. Off (0): measured, keeping a section whole up to the hard
+cap spent the retrieval budget the way filling chunks to the cap does."""
+
+HEADING_INSIDE = (0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+"""A heading of level 1..6 inside a chunk (not at its start): the chunk mixes sections. Small
+sections then stay chunks of their own unless they are small (``SMALL_COST`` outweighs it):
+a chunk of two topics answers a question about either one less well, in the ranking and in the
+budget it takes."""
+
+FORBIDDEN = 1.0e6
+"""A boundary right after a heading whose content follows (headings travel forward)."""
+
+_INFINITY = float("inf")
+
+
+class OptimalPacker(_Packer):
+    """The packing of least cost (module docstring); the finish is the greedy packing's."""
+
+    def run(self) -> list[Chunk]:
+        self._index_sections()
+        self._build_atoms()
+        cuts = self._solve()
+        return self._finish([self._draft(i, k) for i, k in cuts])
+
+    # -- sections ----------------------------------------------------------------
+
+    def _index_sections(self) -> None:
+        """Each section's parent, first block, path, key; each block's deepest section."""
+        doc = self.doc
+        self.sections: list[Section] = []
+        self.parent: list[int] = []
+        self.first: list[int] = []  # the root's is -1: it also holds the front matter
+        self.paths: list[tuple[str, ...]] = []
+        self.keys: list[tuple[int, ...]] = []
+        self.section_of: list[int] = [0] * len(self.blocks)
+        stack: list[tuple[Section, int]] = [(doc.root, -1)]
+        while stack:
+            section, parent = stack.pop()
+            index = len(self.sections)
+            self.sections.append(section)
+            self.parent.append(max(parent, 0))
+            if parent < 0:
+                self.first.append(-1)
+                self.paths.append((doc.name,))
+                self.keys.append(())
+            else:
+                self.first.append(section.first)
+                self.paths.append((*self.paths[parent], section.title))
+                self.keys.append((*self.keys[parent], section.first))
+            for block in range(section.first, section.direct_end):
+                self.section_of[block] = index
+            stack.extend((child, index) for child in reversed(section.children))
+        self._budgets: dict[int, int] = {}
+
+    def _section_budget(self, index: int) -> int:
+        found = self._budgets.get(index)
+        if found is None:
+            found = self._budgets[index] = self.budget(self.paths[index])
+        return found
+
+    # -- atoms -------------------------------------------------------------------
+
+    def _build_atoms(self) -> None:
+        """The row of atoms: blocks, each too big (or too big for the headings it follows) cut."""
+        doc, blocks = self.doc, self.blocks
+        self.atoms: list[_Unit] = []
+        self.atom_section: list[int] = []
+        self.atom_block: list[int] = []  # -1 for the front matter
+        self.heading_level: list[int] = []  # of an atom that starts a heading block, else 0
+        if self.front_matter:
+            assert doc.front_matter_block is not None
+            self._add_block(doc.front_matter_block, -1, 0)
+        for index, block in enumerate(blocks):
+            self._add_block(block, index, self.section_of[index])
+        self.preamble_atoms = sum(1 for b in self.atom_block if b < doc.root.direct_end)
+
+    def _add_block(self, block: Block, index: int, section: int) -> None:
+        budget = self._section_budget(section)
+        unit = (
+            self._block_unit(index)
+            if index >= 0
+            else _Unit(block.start, block.end, block.tokens, block.join_tokens, -1, 0)
+        )
+        first_limit = min(self.target, budget)
+        cut = block.tokens > budget
+        if block.kind != "heading" and self.atoms and self.atoms[-1].heading_only:
+            # Headings travel forward: they share a chunk with this block's first piece.
+            run_start, run_tokens = self._heading_run()
+            room = self._section_budget(self.atom_section[run_start]) - run_tokens
+            if block.tokens > room >= 1:
+                cut, first_limit = True, min(first_limit, room)
+        if not cut:
+            self._push(unit, section, index, block.level if block.kind == "heading" else 0)
+            return
+        pieces = self._cut(block, first_limit, budget)
+        for n, piece in enumerate(pieces):
+            last = n == len(pieces) - 1
+            level = block.level if block.kind == "heading" and piece.start == block.start else 0
+            self._push(
+                _Unit(
+                    piece.start,
+                    piece.end,
+                    piece.tokens,
+                    block.join_tokens if last else 0,
+                    unit.first,
+                    unit.stop,
+                    piece,
+                    continues=not last or bool(piece.suffix),
+                ),
+                section,
+                index,
+                level,
+            )
+
+    def _push(self, unit: _Unit, section: int, block: int, level: int) -> None:
+        self.atoms.append(unit)
+        self.atom_section.append(section)
+        self.atom_block.append(block)
+        self.heading_level.append(level)
+
+    def _heading_run(self) -> tuple[int, int]:
+        """The headings at the end of the row that must travel with the next content block.
+
+        The last heading does; the one before it only if the last is deeper (its content).
+        Returns where the run starts and its tokens with the join to the next block.
+        """
+        atoms = self.atoms
+        start = len(atoms)
+        while start and atoms[start - 1].heading_only:
+            if start < len(atoms) and self.heading_level[start] <= self.heading_level[start - 1]:
+                break
+            start -= 1
+        tokens = sum(u.tokens + u.join for u in atoms[start:])
+        return start, tokens
+
+    # -- the dynamic programme -----------------------------------------------------
+
+    def _boundaries(self) -> tuple[list[float], list[bool]]:
+        """The cost of a boundary before each atom (index 1..n-1), and whether one must be there."""
+        atoms, n = self.atoms, len(self.atoms)
+        cost = [0.0] * (n + 1)
+        must = [False] * (n + 1)
+        fitting = self._inside_fitting_sections() if BOUNDARY_IN_FITTING_SECTION else set()
+        for p in range(1, n):
+            left, right = atoms[p - 1], atoms[p]
+            level = self.heading_level[p]
+            if left.piece is not None and right.piece is not None and left.first == right.first:
+                cost[p] = BOUNDARY_IN_BLOCK
+                must[p] = True
+            else:
+                cost[p] = BOUNDARY_BEFORE_HEADING[level] if level else BOUNDARY_BETWEEN_BLOCKS
+                must[p] = left.continues or not _joinable(left, right)
+            if p in fitting:
+                cost[p] += BOUNDARY_IN_FITTING_SECTION
+            if left.heading_only and (not right.heading_only or level > self.heading_level[p - 1]):
+                cost[p] += FORBIDDEN
+        return cost, must
+
+    def _inside_fitting_sections(self) -> set[int]:
+        """Boundaries inside a section (not the document) that fits the hard cap whole.
+
+        For a section too big, inside its heading and direct content when they fit together.
+        """
+        starts: dict[int, int] = {}  # first atom of each block
+        for atom, block in reversed(list(enumerate(self.atom_block))):
+            starts[block] = atom
+        inside: set[int] = set()
+        for index, section in enumerate(self.sections):
+            if index and section.tokens <= self._section_budget(index):
+                stop = starts.get(section.end, len(self.atoms))
+                inside.update(range(starts[section.first] + 1, stop))
+            elif index and section.own_tokens <= self._section_budget(index):
+                stop = starts.get(section.direct_end, len(self.atoms))
+                inside.update(range(starts[section.first] + 1, stop))
+        return inside
+
+    def _solve(self) -> list[tuple[int, int]]:
+        """The chunks of least total cost, as ``(first atom, stop atom)`` pairs.
+
+        ``best[k]``: the least cost of chunking atoms ``[0, k)``; the chunk ``[i, k)`` ending
+        there may start no earlier than the last mandatory boundary before ``k``, nor so
+        early that it exceeds the hard cap (found by bisection on the running sums), nor
+        before the preamble's end unless it holds the whole preamble (small, or the whole
+        document).
+        """
+        atoms, n = self.atoms, len(self.atoms)
+        if not n:
+            return []
+        target, hard_cap = self.target, self.hard_cap
+        small = max(self.min_tokens, min(SMALL_TOKENS, target // 4))
+        boundary, must = self._boundaries()
+        sums = [0] * (n + 1)
+        for i, unit in enumerate(atoms):
+            sums[i + 1] = sums[i] + unit.tokens + unit.join
+        preamble = self.preamble_atoms
+        preamble_joins = 0 < preamble < n and sums[preamble] - atoms[preamble - 1].join < min(SMALL_TOKENS, target // 4)
+        first, parent, section_of, block_of = self.first, self.parent, self.atom_section, self.atom_block
+        in_budget, budget = self.in_budget, self._section_budget
+        over_weight, under_weight, per_chunk, small_cost = SIZE_OVER, SIZE_UNDER, CHUNK_COST, SMALL_COST
+        scale = 1.0 / target
+        inside = [0.0] * (n + 1)  # inside[k]: the cost of the headings among atoms [0, k)
+        for a in range(n):
+            inside[a + 1] = inside[a] + HEADING_INSIDE[self.heading_level[a]]
+        best = [_INFINITY] * (n + 1)
+        best[0] = 0.0
+        back = [0] * (n + 1)
+        last_must = 0  # the last mandatory boundary at or before k - 1
+        for k in range(1, n + 1):
+            if must[k - 1]:
+                last_must = k - 1
+            end = sums[k] - atoms[k - 1].join
+            fixed = per_chunk + boundary[k]
+            low = max(last_must, bisect_left(sums, end - hard_cap, 0, k - 1))
+            whole_preamble = False
+            if 0 < preamble < k:
+                if low < preamble:
+                    whole_preamble = low == 0 and (preamble_joins or k == n)
+                low = max(low, preamble)
+            found, at = _INFINITY, k - 1
+            if in_budget:
+                section = section_of[k - 1]
+                candidates: list[int] = [*range(k - 1, low - 1, -1), *([0] if whole_preamble else [])]
+                for i in candidates:
+                    block = block_of[i]
+                    while first[section] > block:
+                        section = parent[section]
+                    tokens = end - sums[i]
+                    if best[i] >= found or (i < k - 1 and tokens > budget(section)):
+                        continue
+                    d = (tokens - target) * scale
+                    cost = best[i] + fixed + (over_weight if d > 0 else under_weight) * d * d
+                    cost += inside[k] - inside[i + 1]
+                    if tokens < small:
+                        cost += small_cost
+                    if cost < found:
+                        found, at = cost, i
+            else:
+                for i in range(k - 1, low - 1, -1) if not whole_preamble else (*range(k - 1, low - 1, -1), 0):
+                    cost = best[i]
+                    if cost >= found:
+                        continue
+                    tokens = end - sums[i]
+                    d = (tokens - target) * scale
+                    cost += fixed + (over_weight if d > 0 else under_weight) * d * d
+                    cost += inside[k] - inside[i + 1]
+                    if tokens < small:
+                        cost += small_cost
+                    if cost < found:
+                        found, at = cost, i
+            best[k], back[k] = found, at
+        cuts: list[tuple[int, int]] = []
+        k = n
+        while k:
+            cuts.append((back[k], k))
+            k = back[k]
+        cuts.reverse()
+        return cuts
+
+    # -- drafts ------------------------------------------------------------------
+
+    def _draft(self, i: int, k: int) -> _Draft:
+        """The chunk of atoms ``[i, k)``, under the deepest section holding all of it."""
+        section = self.atom_section[k - 1]
+        low = self.atom_block[i]
+        while self.first[section] > low:
+            section = self.parent[section]
+        draft = _Draft(self.paths[section], preamble=k <= self.preamble_atoms, key=self.keys[section])
+        for unit in self.atoms[i:k]:
+            draft.add(unit)
+        return draft

@@ -1,0 +1,181 @@
+"""chunk_inspector.evaluate_view: what the Evaluate page shows, computed without Streamlit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import chunker
+from chunk_inspector import evaluate_view
+from chunk_inspector.evaluate import Contender, Index, evaluate
+from chunk_inspector.questions import QuestionSet, QuestionSetError, read_question_set
+from chunk_inspector.retrievers import get_retriever
+from chunk_inspector.view import Settings
+
+DOC = (
+    "# Harbour guide\n\nBoats moor at the north quay.\n\n"
+    "## Tides\n\nHigh tide is at noon. <script>alert(1)</script> The gate closes an hour later.\n\n"
+    "## Fees\n\n| boat | fee |\n|---|---|\n| dinghy | 5 |\n| yacht | 40 |\n\n"
+    "## Fuel\n\nDiesel is sold at the south pontoon from eight until six.\n"
+)
+OTHER = "# Lighthouse\n\nThe lamp is lit at dusk.\n\n## Fog\n\nThe horn sounds every thirty seconds in fog.\n"
+
+
+def question(qid: str, doc: str, text: str, excerpt: str, kind: str = "prose") -> dict[str, object]:
+    source = {"harbour.md": DOC, "light.md": OTHER}[doc]
+    start = source.index(excerpt)
+    return {
+        "id": qid,
+        "document": doc,
+        "question": text,
+        "kind": kind,
+        "references": [{"content": excerpt, "start_index": start, "end_index": start + len(excerpt)}],
+    }
+
+
+def make_set() -> QuestionSet:
+    records = [
+        question("q1", "harbour.md", "When is high tide?", "High tide is at noon. <script>alert(1)</script>"),
+        question("q2", "harbour.md", "What does a yacht pay?", "| yacht | 40 |", "table"),
+        question("q3", "harbour.md", "Where is diesel sold?", "Diesel is sold at the south pontoon"),
+        question("q4", "light.md", "How often does the horn sound?", "The horn sounds every thirty seconds"),
+    ]
+    data = "".join(json.dumps(r) + "\n" for r in records)
+    return read_question_set(data, "jsonl", {"harbour.md": DOC, "light.md": OTHER}, name="harbour.jsonl")
+
+
+def parse(name: str, text: str) -> chunker.Document:
+    return chunker.parse(text, name=name)
+
+
+def repack(name: str, doc: chunker.Document, settings: Settings) -> chunker.ChunkSet:
+    return chunker.chunk(doc, target=settings.target, hard_cap=settings.hard_cap, **settings.options())
+
+
+@pytest.mark.parametrize("index", ["markdown", "context"])
+def test_run_engine_gives_evaluates_numbers(index: Index) -> None:
+    """The page's path (the app's parse and chunk) scores exactly as evaluate() with Contender.engine."""
+    questions = make_set()
+    settings = Settings(target=16, hard_cap=32, min_tokens=0)
+    run = evaluate_view.run_engine(questions, settings, get_retriever("bm25"), index, parse, repack)
+    contender = Contender.engine(16, 32, index, **settings.options())
+    reference = evaluate(questions, contender, get_retriever("bm25"))
+    assert run.evaluation.mean() == reference.mean()
+    assert run.evaluation.chunks == reference.chunks
+    for i, indexed in enumerate(run.evaluation.chunks):
+        assert run.chunk(i).char_span == indexed.char_span
+
+
+def test_the_miss_view_escapes_document_text_and_marks_the_excerpt() -> None:
+    questions = make_set()
+    run = evaluate_view.run_engine(
+        questions, Settings(target=16, hard_cap=32), get_retriever("bm25"), "markdown", parse, repack
+    )
+    result = next(r for r in run.evaluation.results if r.question.id == "q1")
+    detail = evaluate_view.miss_detail(run, result)
+    assert detail.source is not None
+    assert "<script>" not in detail.source and "&lt;script&gt;alert(1)&lt;/script&gt;" in detail.source
+    assert 'class="ci-hl ci-ref"' in detail.source
+    assert list(detail.holders["chunk"]) == [run.chunk(i).id for i in sorted(result.holders, key=result.ranking.index)]
+    assert len(detail.retrieved) == result.in_budget
+    assert detail.holder_label is not None and detail.holder_label.startswith(detail.holders["chunk"][0])
+
+
+def test_question_table_lists_misses_first_and_kind_table_one_column_per_kind() -> None:
+    questions = make_set()
+    run = evaluate_view.run_engine(
+        questions, Settings(target=16, hard_cap=32), get_retriever("bm25"), "markdown", parse, repack
+    )
+    ev = run.evaluation
+    table = evaluate_view.question_table(ev)
+    misses = ev.misses()
+    assert list(table["id"][: len(misses)]) == [r.question.id for r in misses]
+    assert sorted(table["id"]) == ["q1", "q2", "q3", "q4"]
+    kinds = evaluate_view.kind_table([ev])
+    assert list(kinds.columns) == ["chunker", "prose (3)", "table (1)"]
+    metrics = evaluate_view.metrics_table([ev])
+    assert list(metrics.columns) == ["chunker", "chunks", *evaluate_view.score_columns(5)]
+    assert metrics["chunks"][0] == len(ev.chunks)
+
+
+def test_an_upload_is_checked_against_the_documents_and_named_in_its_error() -> None:
+    docs = {"harbour.md": DOC}
+    good = question("q1", "harbour.md", "When is high tide?", "High tide is at noon.")
+    assert len(evaluate_view.read_upload("a.jsonl", json.dumps(good).encode(), docs).questions) == 1
+    bad = dict(good, id="q9", document="missing.md")
+    with pytest.raises(QuestionSetError, match=r"a\.jsonl: question 'q9'.*'missing\.md'"):
+        evaluate_view.read_upload("a.jsonl", json.dumps(bad).encode(), docs)
+    with pytest.raises(QuestionSetError, match="not UTF-8"):
+        evaluate_view.read_upload("a.jsonl", b"\xff\xfe\x00", docs)
+    with pytest.raises(QuestionSetError, match=r"\.jsonl file or Chroma"):
+        evaluate_view.read_upload("a.txt", b"", docs)
+
+
+def test_upload_documents_hold_the_samples_and_the_open_document(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_bytes(b"# A\r\n\r\nText.\r\n")
+    (tmp_path / "README.md").write_text("attribution", encoding="utf-8")
+    same = evaluate_view.upload_documents(tmp_path, "a.md", "# A\n\nText.\n")
+    assert same == {"a.md": "# A\r\n\r\nText.\r\n"}, "the sample as read with newline='' (the offsets' convention)"
+    other = evaluate_view.upload_documents(tmp_path, "a.md", "# Mine\n")
+    assert other["a.md"] == "# Mine\n"
+    assert evaluate_view.upload_documents(tmp_path, "b.md", "# B\n")["b.md"] == "# B\n"
+
+
+def test_recall_sweep_matches_evaluate_at_every_point() -> None:
+    questions = make_set()
+    docs = {name: parse(name, text) for name, text in questions.documents.items()}
+    grid = [(16, 32), (32, 64), (16, 16)]
+    options: dict[str, Any] = {"overlap": 10}
+    recalls = evaluate_view.recall_sweep(questions, docs, grid, options, get_retriever("bm25"), "markdown")
+    for (target, cap), recall in zip(grid[:2], recalls[:2], strict=True):
+        want = evaluate(questions, Contender.engine(target, cap, **options), get_retriever("bm25"))
+        assert recall == want.mean()["recall@budget"]
+    assert recalls[2] is None, "overlap 10 does not fit under half a cap of 16"
+
+
+def test_set_key_changes_with_a_document_or_a_reference() -> None:
+    questions = make_set()
+    key = evaluate_view.set_key(questions)
+    assert key == evaluate_view.set_key(make_set())
+    changed = QuestionSet(questions.name, questions.questions, {**questions.documents, "light.md": OTHER + "x"})
+    assert evaluate_view.set_key(changed) != key
+
+
+def test_holders_far_apart_are_drawn_alone_with_the_chunks_between_named() -> None:
+    """An answer in two places shows the two holder chunks, not every chunk between them."""
+    tide, fuel = "High tide is at noon.", "Diesel is sold at the south pontoon"
+    record = question("m1", "harbour.md", "When is high tide and where is diesel?", tide, "multi_span")
+    start = DOC.index(fuel)
+    record["references"] = [
+        *record["references"],  # type: ignore[misc]
+        {"content": fuel, "start_index": start, "end_index": start + len(fuel)},
+    ]
+    questions = read_question_set(json.dumps(record), "jsonl", {"harbour.md": DOC})
+    run = evaluate_view.run_engine(
+        questions, Settings(target=16, hard_cap=16), get_retriever("bm25"), "markdown", parse, repack
+    )
+    result = run.evaluation.results[0]
+    holders = sorted(result.holders)
+    assert holders[1] - holders[0] > 2, "the fixture puts chunks between the two answers"
+    source = evaluate_view.miss_detail(run, result).source
+    assert source is not None
+    assert source.count('class="ci-chunk') == len(holders)
+    assert f"⋯ {run.chunk(holders[0] + 1).id}–{run.chunk(holders[1] - 1).id} not shown" in source
+
+
+def test_a_chroma_csv_upload_names_its_documents_by_corpus_id() -> None:
+    import csv
+    import io
+
+    excerpt = "Diesel is sold at the south pontoon"
+    start = DOC.index(excerpt)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["question", "references", "corpus_id"])
+    references = [{"content": excerpt, "start_index": start, "end_index": start + len(excerpt)}]
+    writer.writerow(["Where is diesel sold?", json.dumps(references), "harbour"])
+    questions = evaluate_view.read_upload("questions_df.csv", out.getvalue().encode(), {"harbour.md": DOC})
+    assert [(q.id, q.document) for q in questions.questions] == [("1", "harbour.md")]
