@@ -7,16 +7,18 @@ PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 SOURCES := chunker chunk_inspector tests benchmarks scripts app.py pages
 
-.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-peers bench-retrieval golden clean
+.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-ray bench-peers bench-retrieval bench-app-evaluate golden clean
 
 # The [dense] extra (sentence-transformers) comes too, so its tests run; constraints-cpu.txt holds torch
 # to the CPU build (~190 MB; a plain `torch` resolves to the CUDA build and ~3 GB of nvidia wheels).
 # Where no local wheel has it: `make setup TORCH_INDEX=https://download.pytorch.org/whl/cpu`.
+# The [ray], [langchain] and [llamaindex] extras come too, so their adapters are tested for real
+# (about 0.4 GB and 25 s more; none of them pulls torch).
 TORCH_INDEX ?=
 $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints-cpu.txt $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) -e ".[app,dev,dense]"
+	$(PY) -m pip install --quiet -c constraints-cpu.txt $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) -e ".[app,dev,dense,ray,langchain,llamaindex]"
 	touch $@
 
 setup: $(VENV)/.installed
@@ -53,9 +55,17 @@ bench: setup
 bench-app: setup browser
 	$(PY) benchmarks/app_slider.py --write docs/BENCHMARKS.md
 
+# The Evaluate page: a slider move until the new recall is shown, on the largest sample with the bundled set.
+bench-app-evaluate: setup browser
+	$(PY) benchmarks/app_evaluate.py --write docs/BENCHMARKS.md
+
 # The CLI's directory mode on the shared corpus, --jobs 1 against --jobs 2.
 bench-corpus: setup
 	$(PY) benchmarks/corpus_cli.py --write docs/BENCHMARKS.md
+
+# The same corpus through --jobs 1, --jobs 2 and --ray (a local Ray): throughput and start-up cost.
+bench-ray: setup
+	$(PY) benchmarks/ray_corpus.py --write docs/BENCHMARKS.md
 
 # The peer chunkers (LangChain, LlamaIndex, chonkie, semchunk, semantic-text-splitter) live in
 # their own venv, never in .venv: the app and its tests must not depend on them.

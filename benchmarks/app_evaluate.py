@@ -15,7 +15,7 @@ With peer chunkers installed the page also evaluates them at each new setting, a
 engine's results are drawn: they count in "whole page redrawn"; ``--no-peers`` switches them
 off on the page first.
 
-    .venv/bin/python benchmarks/app_evaluate.py [--moves 12] [--no-peers]
+    .venv/bin/python benchmarks/app_evaluate.py [--moves 12] [--no-peers] [--write docs/BENCHMARKS.md]
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import streamlit  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 import chunker  # noqa: E402
+from benchmarks.engine import write_section  # noqa: E402
 from chunk_inspector import evaluate_view  # noqa: E402
 from chunk_inspector.evaluate import Contender, evaluate  # noqa: E402
 from chunk_inspector.frame import SIZES  # noqa: E402
@@ -58,6 +59,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=12, help="at most this many slider moves (default 12)")
     parser.add_argument("--no-peers", action="store_true", help="switch the page's Peers toggle off first")
+    parser.add_argument("--write", type=Path, help="write the table into this Markdown file")
     args = parser.parse_args()
 
     samples = ROOT / "sample_docs"
@@ -121,32 +123,34 @@ def main() -> None:
         browser.close()
 
     chars = sum(len(t) for t in questions.documents.values())
-    print(
-        "\n".join(
-            [
-                f"Set: sample_docs/{evaluate_view.BUNDLED}, {len(questions.questions)} questions over "
-                f"{len(questions.documents)} documents ({chars / 1024:.0f} K characters); open in the sidebar: "
-                f"{largest.name} ({largest.stat().st_size / 1024:.0f} KB); BM25, target {TARGET}, hard caps "
-                f"{caps[0]}..{caps[-1]}. Peers on the page: "
-                f"{'off' if args.no_peers else ', '.join(available_peers()) or 'none installed'}.",
-                "",
-                "| measure | median s | slowest s | goal | met |",
-                "|---|---:|---:|---|---|",
-                f"| evaluation for a new hard cap, the page's path (run_engine, parsed) | "
-                f"{statistics.median(python_times):.3f} | {max(python_times):.3f} | - | - |",
-                f"| the same through evaluate(..., parsed=) | {statistics.median(direct_times):.3f} | "
-                f"{max(direct_times):.3f} | - | - |",
-                f"| first load of the Evaluate page (parse all, pack, rank, render) | {first_load:.2f} | - | - | - |",
-                f"| slider move → new recall and chunk count shown ({len(times)} moves) | "
-                f"{statistics.median(times):.3f} | {max(times):.3f} | ≤ {GOAL} | "
-                f"{'yes' if max(times) <= GOAL else 'no'} |",
-                f"| slider move → whole page redrawn | {statistics.median(settled):.3f} | {max(settled):.3f} | - | - |",
-                "",
-                f"Machine: {platform.machine()}, Python {platform.python_version()}, streamlit "
-                f"{streamlit.__version__}, headless Chromium.",
-            ]
-        )
+    text = "\n".join(
+        [
+            f"Set: sample_docs/{evaluate_view.BUNDLED}, {len(questions.questions)} questions over "
+            f"{len(questions.documents)} documents ({chars / 1024:.0f} K characters); open in the sidebar: "
+            f"{largest.name} ({largest.stat().st_size / 1024:.0f} KB); BM25, target {TARGET}, hard caps "
+            f"{caps[0]}..{caps[-1]}. Peers on the page: "
+            f"{'off' if args.no_peers else ', '.join(available_peers()) or 'none installed'}.",
+            "",
+            "| measure | median s | slowest s | goal | met |",
+            "|---|---:|---:|---|---|",
+            f"| evaluation for a new hard cap, the page's path (run_engine, parsed) | "
+            f"{statistics.median(python_times):.3f} | {max(python_times):.3f} | - | - |",
+            f"| the same through evaluate(..., parsed=) | {statistics.median(direct_times):.3f} | "
+            f"{max(direct_times):.3f} | - | - |",
+            f"| first load of the Evaluate page (parse all, pack, rank, render) | {first_load:.2f} | - | - | - |",
+            f"| slider move → new recall and chunk count shown ({len(times)} moves) | "
+            f"{statistics.median(times):.3f} | {max(times):.3f} | ≤ {GOAL} | "
+            f"{'yes' if max(times) <= GOAL else 'no'} |",
+            f"| slider move → whole page redrawn | {statistics.median(settled):.3f} | {max(settled):.3f} | - | - |",
+            "",
+            f"Machine: {platform.machine()}, Python {platform.python_version()}, streamlit "
+            f"{streamlit.__version__}, headless Chromium. Command: `.venv/bin/python benchmarks/app_evaluate.py"
+            f"{' --no-peers' if args.no_peers else ''} --write docs/BENCHMARKS.md` (or `make bench-app-evaluate`).",
+        ]
     )
+    print(text)
+    if args.write is not None:
+        write_section(args.write, "app-evaluate" + ("-no-peers" if args.no_peers else ""), text)
 
 
 if __name__ == "__main__":

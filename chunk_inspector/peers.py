@@ -55,7 +55,8 @@ class PeerChunk:
 
     ``text`` is the chunk's content as the peer gives it (some peers re-flow whitespace);
     ``char_span`` is its ``(start, end)`` in the source when the peer gives offsets that
-    check out or the text occurs verbatim (else None); ``headings`` is the heading path
+    check out, the text occurs verbatim, or its words occur in order with only the white space
+    between them changed (LangChain's header splitter re-flows lines); else None; ``headings`` is the heading path
     the peer attaches as metadata (None when the peer attaches none); ``embed_text`` is
     what the peer's pipeline would embed when that differs from ``text`` (LlamaIndex puts
     its metadata in front).

@@ -20,6 +20,8 @@ The cost of one chunk of ``t`` tokens ending at boundary ``b`` (see the constant
     boundary(b) = BOUNDARY_BEFORE_HEADING[level]   before a heading of that level
                   BOUNDARY_BETWEEN_BLOCKS          between blocks of one section
                   BOUNDARY_IN_BLOCK                between two pieces of one cut block
+                  + BOUNDARY_AFTER_INTRO           between a paragraph and the code block, table or
+                                                   list after it
                   + BOUNDARY_IN_FITTING_SECTION    inside a section that fits the cap whole
                                                    (or inside a heading and its direct content
                                                    that fit it together)
@@ -52,6 +54,7 @@ from chunker.model import Block, Section
 from chunker.pack import SMALL_TOKENS, _Draft, _joinable, _Packer, _Unit
 
 __all__ = [
+    "BOUNDARY_AFTER_INTRO",
     "BOUNDARY_BEFORE_HEADING",
     "BOUNDARY_BETWEEN_BLOCKS",
     "BOUNDARY_IN_BLOCK",
@@ -90,6 +93,10 @@ more of the structure the two chunks keep apart, the cheaper the cut."""
 BOUNDARY_BETWEEN_BLOCKS = 0.5
 """A boundary between two blocks of one section cuts a section's text apart."""
 
+BOUNDARY_AFTER_INTRO = 3.0
+"""Added to a boundary between a paragraph and the code block, table or list after it: the
+paragraph usually says what they are (the words a question uses), so it stays with them."""
+
 BOUNDARY_IN_BLOCK = 1.0
 """A boundary between two pieces of one cut block: the dearest cut (always taken: the
 block does not fit the cap; it counts so that the costs of packings compare fairly)."""
@@ -110,6 +117,7 @@ FORBIDDEN = 1.0e6
 """A boundary right after a heading whose content follows (headings travel forward)."""
 
 _INFINITY = float("inf")
+_INTRODUCED = frozenset({"code", "table", "list"})
 
 
 class OptimalPacker(_Packer):
@@ -249,11 +257,24 @@ class OptimalPacker(_Packer):
             else:
                 cost[p] = BOUNDARY_BEFORE_HEADING[level] if level else BOUNDARY_BETWEEN_BLOCKS
                 must[p] = left.continues or not _joinable(left, right)
+                if not level and self._introduces(left, right):
+                    cost[p] += BOUNDARY_AFTER_INTRO
             if p in fitting:
                 cost[p] += BOUNDARY_IN_FITTING_SECTION
             if left.heading_only and (not right.heading_only or level > self.heading_level[p - 1]):
                 cost[p] += FORBIDDEN
         return cost, must
+
+    def _introduces(self, left: _Unit, right: _Unit) -> bool:
+        """Whether ``left`` is (the end of) a paragraph and ``right`` starts a code block, table or list."""
+        if (
+            left.first < 0
+            or right.first < 0
+            or (right.piece is not None
+            and right.start != self.blocks[right.first].start)
+        ):
+            return False
+        return self.blocks[left.stop - 1].kind == "paragraph" and self.blocks[right.first].kind in _INTRODUCED
 
     def _inside_fitting_sections(self) -> set[int]:
         """Boundaries inside a section (not the document) that fits the hard cap whole.

@@ -108,10 +108,12 @@ def test_installed_peer_chunks_a_sample_in_order_with_true_spans(name: str) -> N
     chunks = run_peer(name, text, hard_cap=512, target=256)
     assert chunks and all(c.text.strip() for c in chunks)
     spans = [c.char_span for c in chunks if c.char_span is not None]
-    assert all(text[s:e] == c.text for c in chunks if c.char_span is not None for s, e in [c.char_span])
+    for c in chunks:
+        if c.char_span is not None:  # the source slice, or (a re-flowing peer) the same words in order
+            s, e = c.char_span
+            assert text[s:e] == c.text or text[s:e].split() == c.text.split()
     assert spans == sorted(spans)
-    if name != "langchain":  # LangChain re-flows lines, so most of its chunks are not verbatim slices
-        assert len(spans) == len(chunks)
+    assert len(spans) == len(chunks)  # every chunk is found, LangChain's re-flowed ones by their words
 
 
 def test_a_chunk_whose_white_space_was_reflowed_is_found_by_its_words() -> None:
