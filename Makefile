@@ -68,7 +68,9 @@ bench-ray: setup
 	$(PY) benchmarks/ray_corpus.py --write docs/BENCHMARKS.md
 
 # The peer chunkers (LangChain, LlamaIndex, chonkie, semchunk, semantic-text-splitter) live in
-# their own venv, never in .venv: the app and its tests must not depend on them.
+# their own venv: the app and its tests must not depend on them. (.venv has LangChain's and
+# LlamaIndex's splitter packages too, for the [langchain] and [llamaindex] adapters' tests, so the
+# app run from .venv offers those two peers; nothing requires them.)
 PEERS_VENV := .venv-peers
 $(PEERS_VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PYTHON) -m venv $(PEERS_VENV)

@@ -1,0 +1,70 @@
+"""What the optional integrations share: importing an extra lazily, and a chunk's metadata.
+
+- :func:`require` imports a module of an optional extra (``[ray]``, ``[langchain]``,
+  ``[llamaindex]``) only when it is used, and raises :class:`MissingExtraError`
+  naming the ``pip install`` that provides it when it is not installed;
+- :func:`chunk_metadata` is the metadata the LangChain and LlamaIndex adapters attach to
+  every chunk: the chunk's own fields and its place in the hierarchy, JSON-safe.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+import chunker
+from chunker.errors import ChunkerError
+
+__all__ = ["METADATA_KEYS", "MissingExtraError", "chunk_metadata", "require"]
+
+METADATA_KEYS = (
+    "document",
+    "id",
+    "breadcrumb",
+    "headings",
+    "byte_span",
+    "char_span",
+    "line_span",
+    "token_count",
+    "flags",
+    "clause",
+    "parent_id",
+    "ancestor_ids",
+)
+
+
+class MissingExtraError(ChunkerError, ImportError):
+    """An optional dependency is not installed; the message names the install that adds it."""
+
+
+def require(module: str, extra: str, what: str) -> ModuleType:
+    """Import ``module`` of the optional ``extra``, or raise :class:`MissingExtraError` saying how to get it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingExtraError(
+            f"{what} needs the '{extra}' extra, which is not installed ({exc}): "
+            f"pip install 'chunk-inspector[{extra}]' (from a checkout: pip install -e '.[{extra}]')"
+        ) from exc
+
+
+def chunk_metadata(chunks: chunker.ChunkSet, chunk: chunker.Chunk) -> dict[str, Any]:
+    """The chunk's metadata: ``document`` (the name), ``id``, ``breadcrumb``, ``headings``, the three spans
+    (lists, spec §3), ``token_count``, ``flags``, ``clause``, ``parent_id`` (its section, or ``"d"``
+    for the document) and ``ancestor_ids`` (parent first, ``"d"`` last)."""
+    ancestors = [node.id for node in chunks.get_ancestors(chunk.id)]
+    return {
+        "document": chunks.document.get("name"),
+        "id": chunk.id,
+        "breadcrumb": list(chunk.breadcrumb),
+        "headings": list(chunk.headings),
+        "byte_span": list(chunk.byte_span),
+        "char_span": list(chunk.char_span),
+        "line_span": list(chunk.line_span),
+        "token_count": chunk.token_count,
+        "flags": list(chunk.flags),
+        "clause": chunk.clause,
+        "parent_id": ancestors[0],
+        "ancestor_ids": ancestors,
+    }

@@ -1,0 +1,100 @@
+"""LangChain: the engine as a ``TextSplitter`` of langchain-text-splitters (the ``[langchain]`` extra).
+
+``MarkdownChunkSplitter(target=512, hard_cap=1024, tokenizer="cl100k_base", **options)`` goes
+wherever ``MarkdownHeaderTextSplitter`` or ``RecursiveCharacterTextSplitter`` goes:
+
+- ``split_text(text)``: the chunks' markdown, in order;
+- ``create_documents(texts, metadatas)`` and ``split_documents(documents)`` (and
+  ``transform_documents``): one ``Document`` per chunk, its ``page_content`` the chunk's
+  markdown, its metadata the input document's plus ours (:func:`chunk_inspector.extras.chunk_metadata`:
+  ``document``, ``id``, ``breadcrumb``, ``headings``, the spans, ``token_count``, ``flags``,
+  ``clause``, ``parent_id``, ``ancestor_ids``); with ``add_start_index=True`` also LangChain's
+  ``start_index``, the chunk's exact start in the text (``char_span[0]``).
+
+The document name (the first element of each breadcrumb) is the input's ``metadata["source"]``
+when it has one (what LangChain's loaders set), else ``name``. Importing this module imports
+langchain-text-splitters; without it, it raises :class:`~chunk_inspector.extras.MissingExtraError`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import Any
+
+from chunk_inspector.extras import chunk_metadata, require
+
+require("langchain_text_splitters", "langchain", "chunk_inspector.langchain")
+
+from langchain_core.documents import Document  # noqa: E402
+from langchain_text_splitters import TextSplitter  # noqa: E402
+
+import chunker  # noqa: E402
+
+__all__ = ["MarkdownChunkSplitter"]
+
+
+class MarkdownChunkSplitter(TextSplitter):
+    """Chunk Inspector's chunks as LangChain Documents; options are ``chunker.chunk_markdown``'s keywords.
+
+    LangChain's ``chunk_size`` is the hard cap and ``chunk_overlap`` the overlap, both in tokens.
+    Bad options raise ``chunker.ConfigError`` here, not at the first split.
+    """
+
+    def __init__(
+        self,
+        *,
+        target: int = 512,
+        hard_cap: int = 1024,
+        tokenizer: Any = "cl100k_base",
+        name: str = "document.md",
+        add_start_index: bool = False,
+        **options: Any,
+    ) -> None:
+        chunker.chunk_markdown("", name=name, tokenizer=tokenizer, target=target, hard_cap=hard_cap, **options)
+        super().__init__(
+            chunk_size=hard_cap,
+            chunk_overlap=int(options.get("overlap", 0)),
+            add_start_index=add_start_index,
+            strip_whitespace=False,
+        )
+        self.target = target
+        self.hard_cap = hard_cap
+        self.tokenizer = tokenizer
+        self.name = name
+        self.options = dict(options)
+
+    def chunk(self, text: str, name: str | None = None) -> chunker.ChunkSet:
+        """The engine's chunk set for ``text`` (named ``name``, else the splitter's ``name``)."""
+        return chunker.chunk_markdown(
+            text,
+            name=name or self.name,
+            tokenizer=self.tokenizer,
+            target=self.target,
+            hard_cap=self.hard_cap,
+            **self.options,
+        )
+
+    def split_text(self, text: str) -> list[str]:
+        """The chunks' markdown, in document order."""
+        return [c.markdown for c in self.chunk(text)]
+
+    def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None) -> list[Document]:
+        """One Document per chunk of each text, carrying that text's metadata and the chunk's."""
+        documents = []
+        for n, text in enumerate(texts):
+            base = metadatas[n] if metadatas is not None else {}
+            source = base.get("source")
+            chunks = self.chunk(text, str(source) if source else None)
+            for c in chunks:
+                metadata = copy.deepcopy(base)
+                metadata.update(chunk_metadata(chunks, c))
+                if self._add_start_index:
+                    metadata["start_index"] = c.char_span[0]
+                documents.append(Document(page_content=c.markdown, metadata=metadata))
+        return documents
+
+    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
+        """``create_documents`` over the documents' text and metadata."""
+        docs = list(documents)
+        return self.create_documents([d.page_content for d in docs], [d.metadata for d in docs])

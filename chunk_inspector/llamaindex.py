@@ -1,0 +1,187 @@
+"""LlamaIndex: the engine as a ``NodeParser`` of llama-index-core (the ``[llamaindex]`` extra).
+
+``MarkdownChunkNodeParser.from_defaults(target=512, hard_cap=1024, tokenizer="cl100k_base",
+include_sections=False, **options)`` turns Documents (or any text nodes) into ``TextNode``\\ s:
+
+- one node per chunk, its text the chunk's markdown, ``start_char_idx``/``end_char_idx`` its
+  exact ``char_span`` in the source, its metadata the source's plus ours
+  (:func:`chunk_inspector.extras.chunk_metadata`; only ``breadcrumb`` is shown to the embedder
+  and the LLM, the rest is excluded from both);
+- with ``include_sections=True``, also one node per section of our hierarchy (its text the
+  section's source, metadata ``document``, ``id``, ``kind``, ``title``, ``level``, spans,
+  ``token_count``, ``parent_id``, ``ancestor_ids``), sections first in document order, then
+  the chunks: all of them for the docstore, ``get_leaf_nodes(nodes)`` (the chunks) for the
+  vector index, as with ``HierarchicalNodeParser`` and the ``AutoMergingRetriever``;
+- relationships from our hierarchy: ``PARENT`` (the section a node hangs under; none for a
+  node under the document itself, whose source is the Document, as for
+  ``HierarchicalNodeParser``'s roots), ``CHILD`` (a section's sections and chunks, in order),
+  ``PREVIOUS``/``NEXT`` (reading order among nodes of the same kind), ``SOURCE`` (the Document).
+
+Node ids are ``"<source node id>#<our id>"`` (``#c3``, ``#s2``), so they are stable for a
+Document with a stable id. The document name (the breadcrumbs' first element) is the source's
+``metadata["file_name"]`` (what ``SimpleDirectoryReader`` sets), else ``"source"``, else ``name``.
+Importing this module imports llama-index-core; without it, it raises
+:class:`~chunk_inspector.extras.MissingExtraError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from chunk_inspector.extras import METADATA_KEYS, chunk_metadata, require
+
+require("llama_index.core", "llamaindex", "chunk_inspector.llamaindex")
+
+from llama_index.core.bridge.pydantic import Field  # noqa: E402
+from llama_index.core.node_parser import NodeParser  # noqa: E402
+from llama_index.core.schema import BaseNode, Document, NodeRelationship, RelatedNodeInfo, TextNode  # noqa: E402
+
+import chunker  # noqa: E402
+
+__all__ = ["MarkdownChunkNodeParser"]
+
+_HIDDEN = [key for key in METADATA_KEYS if key != "breadcrumb"]
+_SECTION_HIDDEN = ["document", "id", "kind", "level", "byte_span", "char_span", "line_span", "token_count"]
+_SECTION_HIDDEN += ["parent_id", "ancestor_ids"]
+
+
+class MarkdownChunkNodeParser(NodeParser):
+    """Chunk Inspector's chunks (and, if asked, sections) as LlamaIndex TextNodes with our hierarchy."""
+
+    target: int = 512
+    hard_cap: int = 1024
+    tokenizer: Any = "cl100k_base"
+    options: dict[str, Any] = Field(default_factory=dict)
+    include_sections: bool = False
+    name: str = "document.md"
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "MarkdownChunkNodeParser"
+
+    @classmethod
+    def from_defaults(
+        cls,
+        *,
+        target: int = 512,
+        hard_cap: int = 1024,
+        tokenizer: Any = "cl100k_base",
+        include_sections: bool = False,
+        name: str = "document.md",
+        include_prev_next_rel: bool = True,
+        **options: Any,
+    ) -> MarkdownChunkNodeParser:
+        """The parser; ``options`` are ``chunker.chunk_markdown``'s keywords (bad ones raise ConfigError here)."""
+        chunker.chunk_markdown("", name=name, tokenizer=tokenizer, target=target, hard_cap=hard_cap, **options)
+        return cls(
+            target=target,
+            hard_cap=hard_cap,
+            tokenizer=tokenizer,
+            options=dict(options),
+            include_sections=include_sections,
+            name=name,
+            include_prev_next_rel=include_prev_next_rel,
+        )
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Checks the options of a parser made directly (pydantic reports a ConfigError as a ValidationError)."""
+        chunker.chunk_markdown(
+            "", name=self.name, tokenizer=self.tokenizer, target=self.target, hard_cap=self.hard_cap, **self.options
+        )
+
+    def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:
+        out: list[BaseNode] = []
+        for node in nodes:
+            out.extend(self._nodes_of(node))
+        return out
+
+    def _nodes_of(self, source: BaseNode) -> list[BaseNode]:
+        text = source.get_content()
+        meta = source.metadata
+        name = str(meta.get("file_name") or meta.get("source") or self.name)
+        chunks = chunker.chunk_markdown(
+            text, name=name, tokenizer=self.tokenizer, target=self.target, hard_cap=self.hard_cap, **self.options
+        )
+        tree = chunks.hierarchy()
+        key = source.node_id
+        origin = source.as_related_node_info()  # once: it hashes the whole source
+
+        def ref(node_id: str) -> RelatedNodeInfo:
+            return RelatedNodeInfo(node_id=f"{key}#{node_id}")
+
+        by_id = {c.id: c for c in chunks}
+        built: list[BaseNode] = []
+        for item in tree.nodes():
+            if item.kind == "document" or (item.kind == "section" and not self.include_sections):
+                continue
+            rels: dict[NodeRelationship, Any] = {NodeRelationship.SOURCE: origin}
+            if item.parent_id is not None and item.parent_id != "d":
+                rels[NodeRelationship.PARENT] = ref(item.parent_id)
+            if item.children_ids:
+                rels[NodeRelationship.CHILD] = [ref(child) for child in item.children_ids]
+            if self.include_prev_next_rel and item.prev_id is not None:
+                rels[NodeRelationship.PREVIOUS] = ref(item.prev_id)
+            if self.include_prev_next_rel and item.next_id is not None:
+                rels[NodeRelationship.NEXT] = ref(item.next_id)
+            start, end = item.char_span
+            if item.kind == "chunk":
+                c = by_id[item.id]
+                body, metadata, hidden = c.markdown, chunk_metadata(chunks, c), _HIDDEN
+            else:
+                body, hidden = text[start:end], _SECTION_HIDDEN
+                ancestors = [a.id for a in tree.ancestors(item.id)]
+                metadata = {
+                    "document": name,
+                    "id": item.id,
+                    "kind": "section",
+                    "title": item.title,
+                    "level": item.level,
+                    "byte_span": list(item.byte_span),
+                    "char_span": [start, end],
+                    "line_span": list(item.line_span),
+                    "token_count": item.tokens,
+                    "parent_id": item.parent_id,
+                    "ancestor_ids": ancestors,
+                }
+            built.append(
+                TextNode(
+                    id_=f"{key}#{item.id}",
+                    text=body,
+                    metadata=metadata,
+                    start_char_idx=start,
+                    end_char_idx=end,
+                    relationships=rels,
+                    excluded_embed_metadata_keys=[*source.excluded_embed_metadata_keys, *hidden],
+                    excluded_llm_metadata_keys=[*source.excluded_llm_metadata_keys, *hidden],
+                )
+            )
+        # Sections first (parents before children, as HierarchicalNodeParser returns them), then chunks.
+        return sorted(built, key=lambda n: n.metadata.get("kind") != "section")
+
+    def _postprocess_parsed_nodes(self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]) -> list[BaseNode]:
+        """LlamaIndex's pass (the source's metadata merged in), keeping our offsets and PREVIOUS/NEXT.
+
+        Its own pass would search each node's text in the source (a chunk with a re-opened fence is not
+        found there; a repeated passage may be found too early) and link neighbours in list order.
+        """
+        ours = {
+            n.node_id: (
+                getattr(n, "start_char_idx", None),
+                getattr(n, "end_char_idx", None),
+                n.relationships.get(NodeRelationship.PREVIOUS),
+                n.relationships.get(NodeRelationship.NEXT),
+            )
+            for n in nodes
+        }
+        nodes = super()._postprocess_parsed_nodes(nodes, parent_doc_map)
+        for n in nodes:
+            start, end, prev, nxt = ours[n.node_id]
+            if isinstance(n, TextNode):
+                n.start_char_idx, n.end_char_idx = start, end
+            for rel, value in ((NodeRelationship.PREVIOUS, prev), (NodeRelationship.NEXT, nxt)):
+                if value is None:
+                    n.relationships.pop(rel, None)
+                else:
+                    n.relationships[rel] = value
+        return nodes

@@ -1,0 +1,111 @@
+"""The LangChain TextSplitter (chunk_inspector.langchain) against the real langchain-text-splitters."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import chunker
+from chunk_inspector.extras import METADATA_KEYS, MissingExtraError
+from tests.readme_snippets import readme_blocks
+
+pytest.importorskip("langchain_text_splitters", reason="the [langchain] extra is not installed")
+
+from langchain_core.documents import Document
+from langchain_text_splitters import TextSplitter
+
+from chunk_inspector.langchain import MarkdownChunkSplitter
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_docs"
+TEXT = (SAMPLES / "poetry_cli.md").read_text(encoding="utf-8")
+
+
+def test_is_a_text_splitter_with_the_caps_as_lengths() -> None:
+    """It is a TextSplitter: chunk_size is the hard cap, chunk_overlap the overlap."""
+    splitter = MarkdownChunkSplitter(target=256, hard_cap=512, overlap=40)
+    assert isinstance(splitter, TextSplitter)
+    assert (splitter._chunk_size, splitter._chunk_overlap) == (512, 40)
+
+
+def test_split_text_is_the_chunks_markdown() -> None:
+    chunks = chunker.chunk_markdown(TEXT, target=256, hard_cap=512)
+    assert MarkdownChunkSplitter(target=256, hard_cap=512).split_text(TEXT) == [c.markdown for c in chunks]
+
+
+def test_documents_carry_our_metadata_and_exact_offsets() -> None:
+    """Every Document has the input's metadata plus ours; its spans point back into the source."""
+    splitter = MarkdownChunkSplitter(target=256, hard_cap=512, add_start_index=True)
+    docs = splitter.split_documents([Document(page_content=TEXT, metadata={"source": "poetry_cli.md", "lang": "en"})])
+    chunks = chunker.chunk_markdown(TEXT, name="poetry_cli.md", target=256, hard_cap=512)
+    assert len(docs) == len(chunks) > 1
+    encoded = TEXT.encode("utf-8")
+    for doc, chunk in zip(docs, chunks, strict=True):
+        meta = doc.metadata
+        assert set(METADATA_KEYS) | {"source", "lang", "start_index"} == set(meta)
+        assert meta["document"] == "poetry_cli.md" and meta["breadcrumb"][0] == "poetry_cli.md"
+        assert (meta["id"], meta["token_count"], meta["flags"], meta["clause"]) == (
+            chunk.id,
+            chunk.token_count,
+            chunk.flags,
+            chunk.clause,
+        )
+        assert meta["headings"] == chunk.headings and meta["breadcrumb"] == chunk.breadcrumb
+        start, end = meta["char_span"]
+        assert meta["start_index"] == start
+        assert doc.page_content == chunk.added_prefix + TEXT[start:end] + chunk.added_suffix
+        b_start, b_end = meta["byte_span"]
+        assert encoded[b_start:b_end].decode("utf-8") == TEXT[start:end]
+        first, last = meta["line_span"]
+        assert TEXT.splitlines()[first - 1 : last][0] == TEXT[start:end].splitlines()[0]
+        parent = chunks.get_parent(chunk.id)
+        assert parent is not None and meta["parent_id"] == parent.id
+        assert (
+            meta["ancestor_ids"] == [n.id for n in chunks.get_ancestors(chunk.id)] and meta["ancestor_ids"][-1] == "d"
+        )
+
+
+def test_create_documents_names_each_text() -> None:
+    """Without a `source`, the splitter's `name` is the document name; metadata is copied per chunk."""
+    splitter = MarkdownChunkSplitter(name="guide.md")
+    shared = {"tags": ["a"]}
+    docs = splitter.create_documents(["# A\n\none\n", "# B\n\ntwo\n"], [shared, {"source": "b.md"}])
+    assert [d.metadata["breadcrumb"] for d in docs] == [["guide.md", "A"], ["b.md", "B"]]
+    docs[0].metadata["tags"].append("changed")
+    assert shared == {"tags": ["a"]}
+    assert "start_index" not in docs[0].metadata
+
+
+def test_options_reach_the_engine_and_bad_ones_raise_at_once() -> None:
+    text = "# Notes\n\n" + " ".join(f"Sentence number {n} is here." for n in range(400)) + "\n"
+    docs = MarkdownChunkSplitter(target=128, hard_cap=256, overlap=30).create_documents([text])
+    assert len(docs) > 2
+    chunks = chunker.chunk_markdown(text, target=128, hard_cap=256, overlap=30)
+    assert [d.page_content for d in docs] == [c.markdown for c in chunks]
+    with pytest.raises(chunker.ConfigError):
+        MarkdownChunkSplitter(target=600, hard_cap=512)
+
+
+def test_transform_documents_is_split_documents() -> None:
+    splitter = MarkdownChunkSplitter(target=256, hard_cap=512)
+    docs = [Document(page_content=TEXT, metadata={"source": "p.md"})]
+    assert list(splitter.transform_documents(docs)) == splitter.split_documents(docs)
+
+
+def test_missing_langchain_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "langchain_text_splitters", None)
+    monkeypatch.delitem(sys.modules, "chunk_inspector.langchain")
+    with pytest.raises(MissingExtraError, match=r"pip install 'chunk-inspector\[langchain\]'"):
+        import chunk_inspector.langchain  # noqa: F401
+
+
+def test_readme_snippet_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    (snippet,) = readme_blocks("### LangChain")
+    monkeypatch.chdir(ROOT)
+    namespace: dict[str, Any] = {}
+    exec(compile(snippet, "README.md", "exec"), namespace)
+    assert namespace["meta"]["id"] == "c2"
+    assert namespace["texts"] == [d.page_content for d in namespace["docs"]]

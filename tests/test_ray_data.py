@@ -1,0 +1,186 @@
+"""Ray Data (chunk_inspector.ray_data): the callable, `chunker DIR -o OUT --ray`, error rows, the README snippet.
+
+Ray runs in local mode, started once for the module (two CPUs, no dashboard).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import chunker
+from chunk_inspector.cli import main
+from chunk_inspector.corpus import CorpusSettings, find_markdown
+from tests.readme_snippets import readme_blocks
+
+ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
+pq = pytest.importorskip("pyarrow.parquet")
+
+from chunk_inspector.ray_data import ROW_FIELDS, ChunkRows, error_row, run_ray, schema  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_docs"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray() -> Iterator[None]:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """The samples, a nested copy, an empty file, a binary file and a non-UTF-8 file."""
+    root = tmp_path / "docs"
+    shutil.copytree(SAMPLES, root, ignore=shutil.ignore_patterns("*.jsonl", "README.md"))
+    (root / "nested").mkdir()
+    shutil.copy(SAMPLES / "poetry_cli.md", root / "nested" / "again.md")
+    (root / "empty.md").write_text("", encoding="utf-8")
+    (root / "binary.md").write_bytes(b"# Title\x00\x01")
+    (root / "latin1.md").write_bytes("# Café\n".encode("latin-1"))
+    return root
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+class TestChunkRows:
+    def test_row_fields_are_document_then_chunk_fields(self) -> None:
+        """Every Chunk.to_dict() field, in its order, between the document name and our two columns."""
+        chunk = chunker.chunk_markdown("# A\n\ntext\n")[0]
+        assert ("document", *chunk.to_dict(), "document_tokens", "error") == ROW_FIELDS
+        assert schema().names == list(ROW_FIELDS)
+
+    def test_a_row_gives_one_row_per_chunk_in_order(self) -> None:
+        """A row with path and text gives the chunk set's records, named by `name` (else the path)."""
+        text = (SAMPLES / "poetry_cli.md").read_text(encoding="utf-8")
+        rows = ChunkRows(target=256, hard_cap=512)({"path": "/x/poetry_cli.md", "name": "poetry_cli.md", "text": text})
+        chunks = chunker.chunk_markdown(text, name="poetry_cli.md", target=256, hard_cap=512)
+        assert [{k: v for k, v in r.items() if k not in ("document_tokens", "error")} for r in rows] == [
+            json.loads(line) for line in chunks.to_jsonl().splitlines()
+        ]
+        assert {r["document_tokens"] for r in rows} == {chunks.document["token_count"]}
+        assert ChunkRows()({"path": "p.md", "text": "# A\n"})[0]["document"] == "p.md"
+
+    def test_bad_bytes_become_an_error_row(self) -> None:
+        """Binary or non-UTF-8 bytes give one row with the reason and nulls elsewhere; nothing raises."""
+        (row,) = ChunkRows()({"path": "b.md", "bytes": b"a\x00b"})
+        assert row["document"] == "b.md" and "binary" in row["error"]
+        assert all(row[key] is None for key in ROW_FIELDS if key not in ("document", "error"))
+        (row,) = ChunkRows()({"path": "l.md", "bytes": "Café".encode("latin-1")})
+        assert "not UTF-8" in row["error"]
+        (row,) = ChunkRows()({"path": "n.md"})
+        assert "no 'text'" in row["error"]
+        assert ChunkRows()({"path": "r.md", "error": "cannot read"}) == [error_row("r.md", "cannot read")]
+
+    def test_bad_options_raise_on_the_driver(self) -> None:
+        with pytest.raises(chunker.ConfigError):
+            ChunkRows(target=600, hard_cap=512)
+
+    def test_flat_map_and_map_batches_give_the_same_rows(self) -> None:
+        """The same callable works row by row (flat_map) and on batches (map_batches, arrow or numpy)."""
+        items = [
+            {"path": name, "text": (SAMPLES / name).read_text(encoding="utf-8")}
+            for name in ("poetry_cli.md", "rust_blog_post.md")
+            if (SAMPLES / name).exists()
+        ] + [{"path": "bad.md", "bytes": b"\x00"}]
+        rows = ChunkRows(target=256, hard_cap=512)
+        ds = ray.data.from_items(items)
+        by_row = ds.flat_map(rows).take_all()
+        by_arrow = ds.map_batches(rows, batch_format="pyarrow").take_all()
+        by_numpy = ds.map_batches(rows).take_all()
+        expected = [r for item in items for r in rows(item)]
+
+        def norm(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return [{k: _plain(r.get(k)) for k in ROW_FIELDS} for r in found]
+
+        assert sorted(map(json.dumps, norm(by_row))) == sorted(map(json.dumps, norm(expected)))
+        assert sorted(map(json.dumps, norm(by_arrow))) == sorted(map(json.dumps, norm(expected)))
+        assert sorted(map(json.dumps, norm(by_numpy))) == sorted(map(json.dumps, norm(expected)))
+
+
+def _plain(value: Any) -> Any:
+    """numpy arrays and scalars (as Ray hands them back) as plain lists and numbers."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return value
+
+
+class TestRayCli:
+    def test_same_chunks_ids_and_order_as_jobs_1(self, corpus: Path, tmp_path: Path) -> None:
+        """`--ray` writes the records of `--jobs 1`, in the same order, plus one error row per bad file."""
+        assert main([str(corpus), "-o", str(tmp_path / "jobs"), "--jobs", "1", "-q"]) == 1
+        assert main([str(corpus), "-o", str(tmp_path / "ray"), "--ray", "-q"]) == 1
+        expected = _jsonl(tmp_path / "jobs" / "chunks.jsonl")
+        rows = _jsonl(tmp_path / "ray" / "chunks.jsonl")
+        good = [r for r in rows if r["error"] is None]
+        assert [{k: v for k, v in r.items() if k not in ("document_tokens", "error")} for r in good] == expected
+        errors = {r["document"]: r["error"] for r in rows if r["error"] is not None}
+        assert sorted(errors) == ["binary.md", "latin1.md"]
+        assert "binary" in errors["binary.md"] and "not UTF-8" in errors["latin1.md"]
+        documents = list(dict.fromkeys(r["document"] for r in rows))  # in order of first row
+        assert documents == [p.as_posix() for p in find_markdown(corpus) if p.name != "empty.md"]
+        table = pq.read_table(tmp_path / "ray" / "chunks.parquet")
+        assert table.schema.equals(schema())
+        assert table.to_pylist() == rows
+
+    def test_summary_counts_error_rows(self, corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """The summary line is `--jobs 1`'s, the two bad files counted as failures and reported by name."""
+        main([str(corpus), "-o", str(tmp_path / "jobs"), "--jobs", "1"])
+        jobs_err = capsys.readouterr().err
+        main([str(corpus), "-o", str(tmp_path / "ray"), "--ray"])
+        ray_err = capsys.readouterr().err
+        jobs_line = next(line for line in jobs_err.splitlines() if line.startswith("summary:"))
+        ray_line = next(line for line in ray_err.splitlines() if line.startswith("summary:"))
+        assert "2 failures" in ray_line
+        assert ray_line.replace(str(tmp_path / "ray"), "OUT") == jobs_line.replace(str(tmp_path / "jobs"), "OUT")
+        assert "error row: " in ray_err and "binary.md" in ray_err and "latin1.md" in ray_err
+
+    def test_run_ray_reuses_a_running_ray(self, corpus: Path, tmp_path: Path) -> None:
+        """Ray started by the caller stays up after run_ray (it shuts down only a Ray it started)."""
+        summary = run_ray(corpus, tmp_path / "out", CorpusSettings("cl100k_base", 512, 1024))
+        assert ray.is_initialized()
+        assert summary.files == len(list(corpus.rglob("*.md"))) and len(summary.failures) == 2
+
+    def test_a_file_that_cannot_be_read_is_an_error_row_in_its_place(self, corpus: Path, tmp_path: Path) -> None:
+        """A file gone (or unreadable) when the driver reads it becomes an error row; the others are chunked."""
+        files = [Path("gone.md"), Path("poetry_cli.md")]
+        summary = run_ray(corpus, tmp_path / "out", CorpusSettings("cl100k_base", 512, 1024), files=files)
+        rows = _jsonl(tmp_path / "out" / "chunks.jsonl")
+        assert rows[0]["document"] == "gone.md" and "cannot read" in rows[0]["error"]
+        assert {r["document"] for r in rows[1:]} == {"poetry_cli.md"} and summary.documents == 1
+        assert summary.failures == [rows[0]["error"]]
+
+    def test_ray_refuses_layers_and_a_single_file(self, corpus: Path, tmp_path: Path) -> None:
+        assert main([str(corpus), "-o", str(tmp_path / "o"), "--ray", "--layers"]) == 2
+        assert main([str(SAMPLES / "poetry_cli.md"), "--ray"]) == 2
+
+
+def test_missing_ray_names_the_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Without Ray, `--ray` is a usage error naming `pip install 'chunk-inspector[ray]'`, not a traceback."""
+    from chunk_inspector.extras import MissingExtraError
+    from chunk_inspector.ray_data import _ray
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(MissingExtraError, match=r"pip install 'chunk-inspector\[ray\]'"):
+        _ray()
+
+
+def test_readme_snippet_runs_as_written(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The README's Ray Data snippet, run from a folder holding sample_docs/, writes the chunks it says."""
+    (snippet,) = readme_blocks("### Ray Data")
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(SAMPLES, tmp_path / "sample_docs")
+    namespace: dict[str, Any] = {}
+    exec(compile(snippet, "README.md", "exec"), namespace)
+    table = pq.read_table(tmp_path / "chunks")
+    assert table.num_rows > 0 and set(ROW_FIELDS) <= set(table.column_names)
+    assert namespace["rows"][0]["breadcrumb"] == ["guide.md", "Guide"]
