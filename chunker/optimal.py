@@ -270,8 +270,7 @@ class OptimalPacker(_Packer):
         if (
             left.first < 0
             or right.first < 0
-            or (right.piece is not None
-            and right.start != self.blocks[right.first].start)
+            or (right.piece is not None and right.start != self.blocks[right.first].start)
         ):
             return False
         return self.blocks[left.stop - 1].kind == "paragraph" and self.blocks[right.first].kind in _INTRODUCED
