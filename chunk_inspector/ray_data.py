@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from chunk_inspector.corpus import CorpusSettings, CorpusSummary, find_markdown
 from chunk_inspector.extras import require
 from chunker.decode import decode_markdown
 
-__all__ = ["JSONL_FILE", "PARQUET_FILE", "ROW_FIELDS", "ChunkRows", "error_row", "run_ray", "schema"]
+__all__ = ["JSONL_FILE", "PARQUET_FILE", "ROW_FIELDS", "ChunkRows", "check_reachable", "error_row", "run_ray", "schema"]
 
 PARQUET_FILE = "chunks.parquet"
 JSONL_FILE = "chunks.jsonl"
@@ -153,6 +154,22 @@ def _ray() -> Any:
     return require("ray", "ray", "--ray (Ray Data)")
 
 
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Raise :class:`chunker.ChunkerError` when ``address`` (``host:port`` or ``ray://host:port``)
+    does not accept a TCP connection within ``timeout`` seconds; ``"auto"`` and ``"local"`` pass."""
+    target = address.removeprefix("ray://")
+    host, sep, port = target.rpartition(":")
+    if address in ("auto", "local") or not sep or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise chunker.ChunkerError(
+            f"cannot reach a Ray cluster at {address}: {exc.strerror or exc} (check the address, or leave it "
+            "out to start a local Ray)"
+        ) from None
+
+
 def run_ray(
     root: Path,
     out: Path,
@@ -174,6 +191,8 @@ def run_ray(
     """
     rels = find_markdown(root, exclude=out) if files is None else files
     rows = ChunkRows.from_settings(settings)  # bad options fail before Ray starts
+    if address is not None:
+        check_reachable(address)  # ray.init retries an unreachable address for minutes
     ray = _ray()
     ray_data = require("ray.data", "ray", "--ray (Ray Data)")
     pq = require("pyarrow.parquet", "ray", "Ray Data output")

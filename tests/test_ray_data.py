@@ -184,3 +184,13 @@ def test_readme_snippet_runs_as_written(monkeypatch: pytest.MonkeyPatch, tmp_pat
     table = pq.read_table(tmp_path / "chunks")
     assert table.num_rows > 0 and set(ROW_FIELDS) <= set(table.column_names)
     assert namespace["rows"][0]["breadcrumb"] == ["guide.md", "Guide"]
+
+
+def test_an_unreachable_address_is_a_usage_error_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """ray.init would retry a wrong address for minutes: it is checked first, and the message says what to do."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.md").write_text("# A\n\ntext\n", encoding="utf-8")
+    code = main([str(tmp_path / "in"), "-o", str(tmp_path / "out"), "--ray", "127.0.0.1:1", "-q"])
+    assert code == 2
+    assert "cannot reach a Ray cluster at 127.0.0.1:1" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "chunks.parquet").exists()
