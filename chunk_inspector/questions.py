@@ -153,7 +153,9 @@ def _parse(data: str, fmt: Format, name: str, read: Callable[[str], str | None],
 
 def _jsonl_records(data: str) -> list[tuple[str, dict[str, Any]]]:
     out: list[tuple[str, dict[str, Any]]] = []
-    for number, line in enumerate(data.splitlines(), 1):
+    # Split on line feeds only: str.splitlines() would also split inside a JSON string holding
+    # U+2028 or U+0085, which json.dumps(ensure_ascii=False) writes raw.
+    for number, line in enumerate(data.split("\n"), 1):
         if not line.strip():
             continue
         try:
@@ -174,7 +176,7 @@ def _csv_records(data: str) -> list[tuple[str, dict[str, Any]]]:
         raise QuestionSetError(f"the CSV lacks the column(s) {', '.join(sorted(missing))} of Chroma's questions_df.csv")
     out: list[tuple[str, dict[str, Any]]] = []
     for number, row in enumerate(reader, 1):
-        label = f"question {number} (row {number + 1})"
+        label = f"question {number} (line {reader.line_num})"  # a row's references may span lines
         try:
             references = json.loads(row["references"] or "")
         except json.JSONDecodeError as exc:
@@ -208,7 +210,7 @@ def _question(label: str, record: Mapping[str, Any]) -> Question:
         if not isinstance(ref, dict) or not {"content", "start_index", "end_index"} <= ref.keys():
             raise QuestionSetError(f"{label}: a reference needs content, start_index and end_index")
         start, end, content = ref["start_index"], ref["end_index"], ref["content"]
-        if not (isinstance(start, int) and isinstance(end, int) and isinstance(content, str)):
+        if not (_is_int(start) and _is_int(end) and isinstance(content, str)):
             raise QuestionSetError(f"{label}: a reference's offsets must be integers and its content a string")
         references.append(Reference(content=content, start=start, end=end))
     references.sort(key=lambda r: (r.start, r.end))
@@ -219,6 +221,10 @@ def _question(label: str, record: Mapping[str, Any]) -> Question:
         kind=kind,
         references=tuple(references),
     )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_references(label: str, question: Question, text: str) -> None:

@@ -38,8 +38,9 @@ SMALL_TOKENS = 50
 # start of a chunk: an overlap never starts there, though it may inside a sentence of its source.
 _BLOCK_OPENER = re.compile(r"[#>|<]|[-+*](?:\s|\Z)|\d{1,9}[.)](?:\s|\Z)|[`~]{3}")
 ENGINE_VERSION = "0.3.0"
-# Packing strategies (spec §5a): "balanced" is the greedy hierarchical packing of this module
-# (the default); "optimal" chooses boundaries by dynamic programming (chunker.optimal).
+# Packing strategies (spec §5a): "balanced" is the greedy hierarchical packing of this module;
+# "optimal" (the default: it retrieves best, README) chooses boundaries by dynamic programming
+# (chunker.optimal).
 STRATEGIES = ("balanced", "optimal")
 DEFAULT_STRATEGY = "optimal"
 

@@ -161,3 +161,23 @@ def test_unknown_peer_is_refused() -> None:
 
     with pytest.raises(PeerError, match="unknown peer 'nope'"):
         Contender.of_peer("nope", 256)
+
+
+def test_a_chunk_with_no_span_counts_its_length_and_covers_nothing() -> None:
+    """A peer chunk whose text is not found in the source: in the denominators only."""
+    chunks, questions = _set()
+    chunks[1] = IndexedChunk("a.md", None, DOC_A[:60], 300)
+    ev = evaluate(questions, Contender("fixed"), FixedRanking([1, 2]), k=1, chunks=chunks)  # type: ignore[arg-type]
+    (result,) = ev.results
+    assert (result.at_k.recall, result.at_k.precision) == (0.0, 0.0)
+    assert result.at_k.iou == 0.0
+    assert result.first_rank == 2 and result.holders == (2,)
+    assert result.at_budget.recall == 0.5  # a2 (60..121) covers 60..66 of 54..66
+    assert result.at_budget.precision == 6 / (60 + 61)
+
+
+def test_the_budget_stops_at_the_first_chunk_that_does_not_fit() -> None:
+    """Ranked a1 (300), b1 (600), b2 (10), a2 (300), budget 800: a1 only; b2 would fit but comes after b1."""
+    chunks, questions = _set()
+    ev = evaluate(questions, Contender("fixed"), FixedRanking([1, 0, 3, 2]), budget=800, chunks=chunks)  # type: ignore[arg-type]
+    assert ev.results[0].in_budget == 1

@@ -289,7 +289,7 @@ def test_rechunking_is_deterministic() -> None:
     assert chunker.chunk(doc, 128, 256, strategy="optimal").to_json() == first
 
 
-def test_sizes_sit_nearer_the_target_than_the_default() -> None:
+def test_sizes_sit_nearer_the_target_than_balanced() -> None:
     """On the sample documents, the mean distance of chunk sizes from the target is smaller."""
     for path in sample_paths():
         doc = chunker.parse(path.read_text(encoding="utf-8"), name=path.name)

@@ -50,11 +50,32 @@ def test_a_good_jsonl_set_reads_with_crlf_offsets_kept() -> None:
         ({"kind": "poetry"}, "unknown kind 'poetry'"),
         ({"question": " "}, "the question is empty"),
         ({"references": [{"content": "forty-two"}]}, "needs content, start_index and end_index"),
+        (
+            {"references": [{"content": "forty-two", "start_index": True, "end_index": AT + 9}]},
+            "offsets must be integers",
+        ),
     ],
 )
 def test_bad_labels_are_refused_naming_the_question(changes: dict[str, object], message: str) -> None:
     with pytest.raises(QuestionSetError, match=message):
         read_question_set(record(**changes), "jsonl", {"doc.md": TEXT})
+
+
+def test_a_line_separator_inside_an_excerpt_is_text_not_a_line_break() -> None:
+    """json.dumps(ensure_ascii=False) writes U+2028 raw; the set still reads."""
+    text = "# T\n\nOne\u2028two.\n"
+    at = text.index("One")
+    line = json.dumps(
+        {
+            "id": "u",
+            "document": "doc.md",
+            "question": "What?",
+            "references": [{"content": "One\u2028two.", "start_index": at, "end_index": at + 8}],
+        },
+        ensure_ascii=False,
+    )
+    assert "\u2028" in line
+    assert read_question_set(line + "\r\n", "jsonl", {"doc.md": text}).questions[0].references[0].end == at + 8
 
 
 def test_a_duplicate_id_and_a_line_that_is_not_json() -> None:
@@ -76,7 +97,7 @@ def test_chroma_csv_reads_and_its_bad_rows_are_named(tmp_path: Path) -> None:
     assert [q.document for q in qs.questions] == ["doc.md"]
     bad = good + 'Second?,"[{""content"": ""nope"", ""start_index"": 0, ""end_index"": 4}]",doc\n'
     (tmp_path / "questions_df.csv").write_text(bad, encoding="utf-8", newline="")
-    with pytest.raises(QuestionSetError, match=r"question 2 \(row 3\): the reference at \(0, 4\)"):
+    with pytest.raises(QuestionSetError, match=r"question 2 \(line 3\): the reference at \(0, 4\)"):
         load_question_set(tmp_path / "questions_df.csv")
     with pytest.raises(QuestionSetError, match="lacks the column"):
         read_question_set("question,corpus_id\nx,doc\n", "csv", {"doc.md": TEXT})
