@@ -252,7 +252,8 @@ def main() -> int:
     text = "\n".join(out)
     print(text)
     if ns.write is not None:
-        write_section(ns.write, "retrieval-" + "-".join(retrievers), text)
+        caps_key = "" if ns.caps == parser.get_default("caps") else "-" + ns.caps.replace(",", "-")
+        write_section(ns.write, "retrieval-" + "-".join(retrievers) + caps_key, text)
     return 0
 
 
