@@ -22,6 +22,7 @@ Usage: .venv-peers/bin/python benchmarks/retrieval.py [--write docs/BENCHMARKS.m
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import inspect
 import math
@@ -78,7 +79,7 @@ def contenders(cap: int, peers: list[str], all_strategies: bool = True) -> list[
             if strategy is not None:
                 suffix = " + breadcrumb" if index == "context" else ""
                 label = f"engine {cap // 2}/{cap} {strategy}{suffix}"
-                contender = Contender(label, cap // 2, cap, None, index, contender.options)
+                contender = dataclasses.replace(contender, label=label)
             out.append(contender)
     out += [Contender.of_peer(name, cap, cap // 2) for name in peers]
     return out

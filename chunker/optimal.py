@@ -53,7 +53,7 @@ from bisect import bisect_left
 
 from chunker.chunkset import Chunk
 from chunker.model import Block, Section
-from chunker.pack import SMALL_TOKENS, _Draft, _joinable, _Packer, _Unit
+from chunker.pack import SMALL_TOKENS, _Draft, _joinable, _Packer, _piece_unit, _Unit
 
 __all__ = [
     "BOUNDARY_AFTER_INTRO",
@@ -205,21 +205,7 @@ class OptimalPacker(_Packer):
         for n, piece in enumerate(pieces):
             last = n == len(pieces) - 1
             level = block.level if block.kind == "heading" and piece.start == block.start else 0
-            self._push(
-                _Unit(
-                    piece.start,
-                    piece.end,
-                    piece.tokens,
-                    block.join_tokens if last else 0,
-                    unit.first,
-                    unit.stop,
-                    piece,
-                    continues=not last or bool(piece.suffix),
-                ),
-                section,
-                index,
-                level,
-            )
+            self._push(_piece_unit(block, unit, piece, last), section, index, level)
 
     def _push(self, unit: _Unit, section: int, block: int, level: int) -> None:
         self.atoms.append(unit)

@@ -377,17 +377,7 @@ class _Packer:
         pieces = self._cut(block, first_limit)
         for n, piece in enumerate(pieces):
             last = n == len(pieces) - 1
-            piece_unit = _Unit(
-                piece.start,
-                piece.end,
-                piece.tokens,
-                block.join_tokens if last else 0,
-                unit.first,
-                unit.stop,
-                piece,
-                continues=not last or bool(piece.suffix),  # an added suffix must end its chunk
-                heading_only=False,
-            )
+            piece_unit = _piece_unit(block, unit, piece, last)
             if n and self.acc.units:
                 self._flush()
             if self.acc.units and self.acc.cost_of(piece_unit) > self.cap:
@@ -806,6 +796,21 @@ class _Packer:
             breadcrumb_line=item.line if item.shortened else None,
             context_tokens=item.context_tokens,
         )
+
+
+def _piece_unit(block: Block, unit: _Unit, piece: Piece, last: bool) -> _Unit:
+    """The unit of one cut piece of ``block`` (whose whole unit is ``unit``): only the last piece
+    joins the next block, and every piece but the last (or one with an added suffix) continues."""
+    return _Unit(
+        piece.start,
+        piece.end,
+        piece.tokens,
+        block.join_tokens if last else 0,
+        unit.first,
+        unit.stop,
+        piece,
+        continues=not last or bool(piece.suffix),  # an added suffix must end its chunk
+    )
 
 
 def _running_sizes(units: list[_Unit]) -> list[int]:
