@@ -70,7 +70,7 @@ def main() -> None:
     caps = [size for size in SIZES if size >= TARGET]
 
     def repack(name: str, doc: chunker.Document, settings: Settings) -> chunker.ChunkSet:
-        return chunker.chunk(doc, target=settings.target, hard_cap=settings.hard_cap, **settings.options())
+        return chunker.chunk_with(doc, settings.chunk_options())
 
     def shown(cap: int) -> tuple[str, str, float, float]:
         settings = Settings(target=TARGET, hard_cap=cap)
@@ -78,7 +78,7 @@ def main() -> None:
         run = evaluate_view.run_engine(questions, settings, retriever, "markdown", lambda n, t: docs[n], repack)
         page_path = time.perf_counter() - start
         start = time.perf_counter()
-        evaluate(questions, Contender.engine(TARGET, cap, **settings.options()), retriever, parsed=docs)
+        evaluate(questions, Contender.for_options(settings.chunk_options()), retriever, parsed=docs)
         direct = time.perf_counter() - start
         ev = run.evaluation
         return f"{ev.mean()['recall@budget']:.3f}", f"{len(ev.chunks):,}", page_path, direct

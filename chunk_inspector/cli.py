@@ -227,16 +227,18 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _engine_options(ns: argparse.Namespace) -> dict[str, Any]:
-    """The keyword options of ``chunker.chunk`` the flags set, passed straight through."""
-    return {
-        "overlap": ns.overlap,
-        "min_tokens": ns.min_tokens,
-        "breadcrumb_in_budget": ns.breadcrumb_in_budget,
-        "repeat_table_header": not ns.no_repeat_table_header,
-        "include_front_matter": ns.include_front_matter,
-        "strategy": ns.strategy,
-    }
+def _chunk_options(ns: argparse.Namespace) -> chunker.ChunkOptions:
+    """The engine's options the flags set (a bad value is a usage error: ``chunker.ConfigError``)."""
+    return chunker.ChunkOptions(
+        ns.target,
+        ns.hard_cap,
+        overlap=ns.overlap,
+        min_tokens=ns.min_tokens,
+        breadcrumb_in_budget=ns.breadcrumb_in_budget,
+        repeat_table_header=not ns.no_repeat_table_header,
+        include_front_matter=ns.include_front_matter,
+        strategy=ns.strategy,
+    )
 
 
 def _chunk(ns: argparse.Namespace) -> int:
@@ -246,15 +248,9 @@ def _chunk(ns: argparse.Namespace) -> int:
         raise CliError("--layers writes three files: give -o FOLDER to write them into")
     if ns.layers and ns.format is not None:
         raise CliError("--layers writes JSONL layer files; leave out --format")
+    options = _chunk_options(ns)
     text = read_markdown(ns.path)
-    chunks = chunker.chunk_markdown(
-        text,
-        name=ns.path.name,
-        tokenizer=ns.tokenizer,
-        target=ns.target,
-        hard_cap=ns.hard_cap,
-        **_engine_options(ns),
-    )
+    chunks = chunker.chunk_with(chunker.parse(text, name=ns.path.name, tokenizer=ns.tokenizer), options)
     if ns.layers:
         _write_layers(ns.output, chunks.layers_jsonl())
         if not ns.quiet:
@@ -295,15 +291,13 @@ def _corpus(ns: argparse.Namespace) -> int:
     out: Path = ns.output
     if out.exists() and not out.is_dir():
         raise CliError(f"-o {out} is a file; a directory run needs a folder to write into")
-    options = _engine_options(ns)
     # Check the tokenizer, limits and options once, before any work: mistakes are usage errors.
-    chunker.chunk_markdown(
-        "", name="check.md", tokenizer=ns.tokenizer, target=ns.target, hard_cap=ns.hard_cap, **options
-    )
+    options = _chunk_options(ns)
+    chunker.get_tokenizer(ns.tokenizer)
     files = find_markdown(root, exclude=out)
     if not files:
         raise CliError(f"no Markdown files ({', '.join(MARKDOWN_SUFFIXES)}) under {root}")
-    settings = CorpusSettings(ns.tokenizer, ns.target, ns.hard_cap, options, ns.layers)
+    settings = CorpusSettings(ns.tokenizer, options, ns.layers)
     if ns.ray is not None:
         return _ray(ns, settings, files)
     progress = Progress(len(files), sys.stderr, enabled=not ns.quiet)
@@ -357,16 +351,12 @@ def _ray(ns: argparse.Namespace, settings: CorpusSettings, files: list[Path]) ->
 
 
 def _eval(ns: argparse.Namespace) -> int:
-    options = _engine_options(ns)
     # Check the tokenizer, limits and options before any work: mistakes are usage errors.
-    chunker.chunk_markdown(
-        "", name="check.md", tokenizer=ns.tokenizer, target=ns.target, hard_cap=ns.hard_cap, **options
-    )
+    options = _chunk_options(ns)
+    chunker.get_tokenizer(ns.tokenizer)
     questions = load_question_set(ns.questions, ns.root)
     indexes: tuple[Index, ...] = ("markdown", "context") if ns.index == "both" else (ns.index,)
-    contenders = [
-        Contender.engine(ns.target, ns.hard_cap, index, tokenizer=ns.tokenizer, **options) for index in indexes
-    ]
+    contenders = [Contender.for_options(options, index, ns.tokenizer) for index in indexes]
     if ns.peers:
         peers = available_peers()
         if not peers:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import chunker
 from chunker.decode import decode_markdown
@@ -41,9 +41,7 @@ class CorpusSettings:
     """What every document is chunked with; sent to the worker processes."""
 
     tokenizer: str
-    target: int
-    hard_cap: int
-    options: dict[str, Any] = field(default_factory=dict)  # keyword options of chunker.chunk
+    options: chunker.ChunkOptions = field(default_factory=chunker.ChunkOptions)
     layers: bool = False
 
 
@@ -114,14 +112,8 @@ def _chunk_one(job: tuple[int, str, str, str, CorpusSettings]) -> _Result:
         return _Result(index, name, error=f"{path}: cannot read: {exc.strerror or exc}")
     try:
         text = decode_markdown(data, path)
-        chunks = chunker.chunk_markdown(
-            text,
-            name=name,
-            tokenizer=settings.tokenizer,
-            target=settings.target,
-            hard_cap=settings.hard_cap,
-            **settings.options,
-        )
+        doc = chunker.parse(text, name=name, tokenizer=settings.tokenizer)
+        chunks = chunker.chunk_with(doc, settings.options)
     except chunker.ChunkerError as exc:
         return _Result(index, name, error=str(exc))
     except Exception as exc:  # an engine bug on one document must not stop a corpus run

@@ -80,6 +80,15 @@ class Contender:
         return cls(label, target, hard_cap, None, index, tuple(sorted(options.items())), tokenizer)
 
     @classmethod
+    def for_options(
+        cls, options: chunker.ChunkOptions, index: Index = "markdown", tokenizer: str = "cl100k_base"
+    ) -> Contender:
+        """The engine with these options and tokenizer."""
+        keywords = options.keywords()
+        target, hard_cap = keywords.pop("target"), keywords.pop("hard_cap")
+        return cls.engine(target, hard_cap, index, tokenizer, **keywords)
+
+    @classmethod
     def of_peer(cls, name: str, hard_cap: int, target: int | None = None) -> Contender:
         """The peer ``name`` at this hard cap (and ``target`` where it has a second size; default half the cap)."""
         from chunk_inspector.peers import PEERS, PeerError

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -190,9 +190,7 @@ def run_engine(
     for name, chunks in chunk_sets.items():
         offsets[name] = total
         total += len(chunks)
-    contender = Contender.engine(
-        settings.target, settings.hard_cap, index, tokenizer=settings.tokenizer, **settings.options()
-    )
+    contender = Contender.for_options(settings.chunk_options(), index, settings.tokenizer)
     evaluation = evaluate(questions, contender, retriever, k=k, budget=budget, chunks=engine_chunks(chunk_sets, index))
     return EngineRun(evaluation, docs, chunk_sets, offsets)
 
@@ -201,23 +199,24 @@ def recall_sweep(
     questions: QuestionSet,
     docs: Mapping[str, chunker.Document],
     grid: Sequence[tuple[int, int]],
-    options: Mapping[str, Any],
+    options: chunker.ChunkOptions,
     retriever: Retriever,
     index: Index,
     progress: Callable[[float, str], None] | None = None,
 ) -> list[float | None]:
-    """Recall within the budget at every ``(target, hard_cap)`` of ``grid`` (None where the options do
-    not fit that cap), the documents re-packed from ``docs`` (parsed once)."""
+    """Recall within the budget at every ``(target, hard_cap)`` of ``grid``, ``options`` otherwise (None
+    where the options do not fit that cap), the documents re-packed from ``docs`` (parsed once)."""
     out: list[float | None] = []
     for n, (target, cap) in enumerate(grid):
         if progress is not None:
             progress(n / max(len(grid), 1), f"recall at target {target}, hard cap {cap}")
         try:
-            sets = {name: chunker.chunk(doc, target=target, hard_cap=cap, **options) for name, doc in docs.items()}
+            point = replace(options, target=target, hard_cap=cap)
         except chunker.ConfigError:
             out.append(None)
             continue
-        contender = Contender.engine(target, cap, index, **options)
+        sets = {name: chunker.chunk_with(doc, point) for name, doc in docs.items()}
+        contender = Contender.for_options(point, index)
         evaluation = evaluate(questions, contender, retriever, chunks=engine_chunks(sets, index))
         out.append(evaluation.mean()["recall@budget"])
     if progress is not None:

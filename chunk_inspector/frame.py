@@ -96,7 +96,7 @@ def parse_cached(key: str, name: str, tokenizer: str, _text: str) -> chunker.Doc
 @st.cache_resource(max_entries=128, show_spinner=False)
 def chunk_cached(key: str, name: str, settings: Settings, _doc: chunker.Document) -> chunker.ChunkSet:
     """Re-pack only: the Document (and its memo of cutting work) comes from :func:`parse_cached`."""
-    return chunker.chunk(_doc, target=settings.target, hard_cap=settings.hard_cap, **settings.options())
+    return chunker.chunk_with(_doc, settings.chunk_options())
 
 
 def samples() -> list[str]:

@@ -106,7 +106,7 @@ class ChunkRows:
     @classmethod
     def from_settings(cls, settings: CorpusSettings) -> ChunkRows:
         """The callable for the CLI's settings (those of ``--jobs``)."""
-        return cls(target=settings.target, hard_cap=settings.hard_cap, tokenizer=settings.tokenizer, **settings.options)
+        return cls(tokenizer=settings.tokenizer, **settings.options.keywords())
 
     def __call__(self, data: Any) -> Any:
         if isinstance(data, Mapping) and not _is_batch(data):

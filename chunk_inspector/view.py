@@ -11,7 +11,7 @@ import html
 import itertools
 import statistics
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,15 +64,17 @@ class Settings:
     breadcrumb_in_budget: bool = False
     strategy: str = chunker.DEFAULT_STRATEGY
 
-    def options(self) -> dict[str, Any]:
-        """Keyword options for :func:`chunker.chunk` besides ``target`` and ``hard_cap``."""
-        return {
-            "overlap": self.overlap,
-            "min_tokens": self.min_tokens,
-            "repeat_table_header": self.repeat_table_header,
-            "breadcrumb_in_budget": self.breadcrumb_in_budget,
-            "strategy": self.strategy,
-        }
+    def chunk_options(self) -> chunker.ChunkOptions:
+        """The engine's options for these settings (raises ``chunker.ConfigError`` on a bad combination)."""
+        return chunker.ChunkOptions(
+            self.target,
+            self.hard_cap,
+            overlap=self.overlap,
+            min_tokens=self.min_tokens,
+            breadcrumb_in_budget=self.breadcrumb_in_budget,
+            repeat_table_header=self.repeat_table_header,
+            strategy=self.strategy,
+        )
 
     @property
     def tiny_below(self) -> int:
@@ -373,17 +375,18 @@ def sweep(
     doc: chunker.Document,
     targets: Iterable[int],
     caps: Iterable[int],
-    options: dict[str, Any],
+    options: chunker.ChunkOptions,
     tiny_below: int = TINY_DEFAULT,
     progress: Callable[[float, str], None] | None = None,
 ) -> pd.DataFrame:
-    """Chunk ``doc`` at every ``target <= cap`` of the grid; one row of statistics per point."""
+    """Chunk ``doc`` at every ``target <= cap`` of the grid, with ``options`` otherwise; one row of
+    statistics per point."""
     grid = [(t, c) for c in caps for t in targets if t <= c]
     rows = []
     for n, (target, cap) in enumerate(grid):
         if progress is not None:
             progress(n / len(grid), f"target {target}, hard cap {cap}")
-        chunks = chunker.chunk(doc, target=target, hard_cap=cap, **options)
+        chunks = chunker.chunk_with(doc, replace(options, target=target, hard_cap=cap))
         sizes = [c.token_count for c in chunks]
         stats = summary(chunks, tiny_below)
         rows.append(
@@ -416,10 +419,14 @@ def boundary_diff(a: Sequence[chunker.Chunk], b: Sequence[chunker.Chunk]) -> tup
 # -- reproduce ----------------------------------------------------------------
 
 
+# The options the app sets, in the order the Python snippet writes them.
+_SNIPPET_OPTIONS = ("overlap", "min_tokens", "repeat_table_header", "breadcrumb_in_budget", "strategy")
+
+
 def python_snippet(name: str, settings: Settings) -> str:
     """Python that reproduces the current chunk set from the file ``name``."""
-    opts = settings.options()
-    args = "".join(f",\n    {key}={value!r}" for key, value in opts.items())
+    opts = settings.chunk_options().keywords()
+    args = "".join(f",\n    {key}={opts[key]!r}" for key in _SNIPPET_OPTIONS)
     return (
         "from pathlib import Path\n\n"
         "import chunker\n\n"

@@ -15,7 +15,8 @@ from chunker.chunkset import Chunk, ChunkSet
 from chunker.errors import ChunkerError, ConfigError, TokenizerError
 from chunker.hierarchy import Node, UnknownNodeError
 from chunker.model import Block, Document, Section
-from chunker.pack import DEFAULT_STRATEGY, MIN_HARD_CAP, STRATEGIES, chunk
+from chunker.options import DEFAULT_STRATEGY, MIN_HARD_CAP, STRATEGIES, ChunkOptions
+from chunker.pack import chunk, chunk_with
 from chunker.parse import parse
 from chunker.tokens import Tokenizer, get_tokenizer
 
@@ -25,6 +26,7 @@ __all__ = [
     "STRATEGIES",
     "Block",
     "Chunk",
+    "ChunkOptions",
     "ChunkSet",
     "ChunkerError",
     "ConfigError",
@@ -36,6 +38,7 @@ __all__ = [
     "UnknownNodeError",
     "chunk",
     "chunk_markdown",
+    "chunk_with",
     "get_tokenizer",
     "parse",
 ]
@@ -52,7 +55,5 @@ def chunk_markdown(
     **options: Any,
 ) -> ChunkSet:
     """Parse and chunk in one call: ``chunk(parse(text, name, tokenizer), target, hard_cap, **options)``."""
-    from chunker.pack import _check_limits
-
-    _check_limits(target, hard_cap, **options)  # fail on bad limits and options before the parse
-    return chunk(parse(text, name=name, tokenizer=tokenizer), target=target, hard_cap=hard_cap, **options)
+    checked = ChunkOptions(target, hard_cap, **options)  # fail on bad limits and options before the parse
+    return chunk_with(parse(text, name=name, tokenizer=tokenizer), checked)

@@ -93,11 +93,11 @@ class OutlineEntry:
 def outline(doc: Document) -> tuple[OutlineEntry, ...]:
     """The document entry (id ``"d"``, the whole text) then every section in document order.
 
-    Limit-independent, so kept in ``doc.memo``: re-chunking with new limits reuses it.
+    Limit-independent, so kept in ``doc.caches``: re-chunking with new limits reuses it.
     """
-    cached = doc.memo.get("outline")
+    cached = doc.caches.outline
     if cached is not None:
-        return tuple(cached)
+        return cached
     whole = (0, len(doc.text))
     entries = [
         OutlineEntry(
@@ -131,7 +131,7 @@ def outline(doc: Document) -> tuple[OutlineEntry, ...]:
             )
         )
         stack.extend((section, child) for child in reversed(section.children))
-    doc.memo["outline"] = result = tuple(entries)
+    doc.caches.outline = result = tuple(entries)
     return result
 
 

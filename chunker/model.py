@@ -18,13 +18,17 @@ from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field
 from itertools import accumulate, repeat
 from operator import add, attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunker.errors import ChunkerError
 from chunker.spans import SourceMap, Span
 from chunker.tokens import TextCounts, Tokenizer, get_tokenizer
 
-__all__ = ["Block", "Document", "Section"]
+if TYPE_CHECKING:
+    from chunker.hierarchy import OutlineEntry
+    from chunker.split import CutCache
+
+__all__ = ["Block", "Document", "DocumentCaches", "Section"]
 
 DOCUMENT_SCHEMA = "document"
 DOCUMENT_VERSION = 1
@@ -150,6 +154,18 @@ class Section:
         }
 
 
+@dataclass(slots=True)
+class DocumentCaches:
+    """Work that does not depend on the limits, kept on a :class:`Document` for re-chunking.
+
+    Each field is filled by the module that owns it, on first use.
+    """
+
+    sha256: str | None = None  # Document.sha256
+    outline: tuple[OutlineEntry, ...] | None = None  # chunker.hierarchy.outline
+    cuts: CutCache | None = None  # chunker.split.cut_cache: counts, joins and inner structure of cut blocks
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Document:
     """A parsed Markdown document. Build it with :func:`chunker.parse`."""
@@ -168,14 +184,13 @@ class Document:
     counts: TextCounts | None = field(default=None, repr=False)
     source: SourceMap = field(init=False, repr=False)
     _cumulative: list[int] = field(init=False, repr=False)
-    # Limit-independent work done while cutting (inner block structure, counts of
-    # lines and sentences), kept so that re-chunking with new limits reuses it.
-    memo: dict[Any, Any] = field(init=False, repr=False)
+    # Limit-independent work kept so that re-chunking with new limits reuses it.
+    caches: DocumentCaches = field(init=False, repr=False, compare=False)
 
     def __post_init__(self, prepared_source: SourceMap | None) -> None:
         source = prepared_source if prepared_source is not None and prepared_source.text is self.text else None
         object.__setattr__(self, "source", source or SourceMap(self.text))
-        object.__setattr__(self, "memo", {})
+        object.__setattr__(self, "caches", DocumentCaches())
         object.__setattr__(self, "_cumulative", cumulative_tokens(self.blocks))
 
     @property
@@ -189,10 +204,10 @@ class Document:
 
     @property
     def sha256(self) -> str:
-        digest = self.memo.get("sha256")
+        digest = self.caches.sha256
         if digest is None:
-            digest = self.memo["sha256"] = hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
-        return str(digest)
+            digest = self.caches.sha256 = hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+        return digest
 
     @property
     def byte_count(self) -> int:

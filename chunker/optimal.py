@@ -4,7 +4,7 @@ The document is a row of **atoms**: its blocks in order (with the front matter w
 is chunked), each block too big for the hard cap first cut into pieces of about
 ``target`` by the block cutter (:func:`chunker.split.cut_block`, as the greedy packing
 cuts it). A chunk is a run of consecutive atoms whose summed tokens (each atom and the
-joins between them, as :meth:`chunker.pack._Draft.cost_of` sums them) fit the hard cap,
+joins between them, as :meth:`chunker.drafts.Draft.cost_of` sums them) fit the hard cap,
 less the breadcrumb line with ``breadcrumb_in_budget``. Of all the ways of cutting the
 row into chunks, the one of least total cost is chosen, as line breaking does for
 paragraphs: ``best[k] = min over i of best[i] + cost(atoms[i:k])``. No chunk exceeds the
@@ -50,10 +50,12 @@ small chunks joined, overlap, clause numbers), but not its sibling merge.
 from __future__ import annotations
 
 from bisect import bisect_left
+from dataclasses import dataclass
 
 from chunker.chunkset import Chunk
-from chunker.model import Block, Section
-from chunker.pack import SMALL_TOKENS, _Draft, _joinable, _Packer, _piece_unit, _Unit
+from chunker.drafts import SMALL_TOKENS, Draft, Packing, Unit, joinable, piece_unit
+from chunker.model import Block, Document, Section
+from chunker.options import ChunkOptions
 
 __all__ = [
     "BOUNDARY_AFTER_INTRO",
@@ -67,7 +69,9 @@ __all__ = [
     "SIZE_OVER",
     "SIZE_UNDER",
     "SMALL_COST",
-    "OptimalPacker",
+    "CostTerms",
+    "cost_terms",
+    "optimal_walk",
 ]
 
 SIZE_OVER = 30.0
@@ -122,14 +126,80 @@ _INFINITY = float("inf")
 _INTRODUCED = frozenset({"code", "table", "list"})
 
 
-class OptimalPacker(_Packer):
-    """The packing of least cost (module docstring); the finish is the greedy packing's."""
+def optimal_walk(packing: Packing) -> list[Draft]:
+    """The drafts of least total cost (module docstring), in document order."""
+    row = _Row(packing)
+    return [row.draft(i, k) for i, k in row.solve()]
 
-    def run(self) -> list[Chunk]:
+
+@dataclass(frozen=True, slots=True)
+class CostTerms:
+    """The cost of one chunk, term by term (module docstring), as the dynamic programme weighed it.
+
+    ``tokens`` is the summed count it weighed (the exact count, for a line-additive tokenizer);
+    ``boundary_after`` says what the boundary at the chunk's end cuts.
+    """
+
+    tokens: int
+    size: float
+    chunk: float
+    boundary: float
+    boundary_after: str
+    headings_inside: float
+    small: float
+
+    @property
+    def total(self) -> float:
+        return self.size + self.chunk + self.boundary + self.headings_inside + self.small
+
+    def rows(self) -> list[tuple[str, float, str]]:
+        """Each term: its name, its cost and why it is there (for a table or a chart)."""
+        return [
+            ("size", self.size, f"{self.tokens} tokens against the target"),
+            ("per chunk", self.chunk, "fewer chunks cost less"),
+            ("boundary", self.boundary, self.boundary_after),
+            ("headings inside", self.headings_inside, "headings inside the chunk, not at its start"),
+            ("small chunk", self.small, "under the small size" if self.small else "not small"),
+        ]
+
+
+def cost_terms(doc: Document, options: ChunkOptions, chunk: Chunk) -> CostTerms | None:
+    """Why the optimal packing of ``doc`` with ``options`` made ``chunk``: its cost, term by term.
+
+    None when the chunk does not start and end at boundaries of the packing's row of atoms
+    (a chunk of another strategy or other options).
+    """
+    row = _Row(Packing(doc, options))
+    own_start = chunk.char_span[0] if chunk.overlap_span is None else chunk.overlap_span[1]
+    starts = [a.start for a in row.atoms]
+    i = bisect_left(starts, own_start)  # with an overlap, its own text starts at the first atom after it
+    if i >= len(starts) or (chunk.overlap_span is None and starts[i] != own_start):
+        return None
+    ends = {a.end: n for n, a in enumerate(row.atoms)}
+    k = ends.get(chunk.char_span[1])
+    if k is None or k < i:
+        return None
+    return row.terms(i, k + 1)
+
+
+class _Row:
+    """The document as a row of atoms, with each atom's section, and the dynamic programme over it."""
+
+    def __init__(self, packing: Packing) -> None:
+        self.packing = packing
+        self.doc, self.blocks = packing.doc, packing.blocks
+        self.target, self.hard_cap = packing.target, packing.hard_cap
+        self.small = packing.small
         self._index_sections()
         self._build_atoms()
-        cuts = self._solve()
-        return self._finish([self._draft(i, k) for i, k in cuts])
+        atoms, n = self.atoms, len(self.atoms)
+        self.boundary, self.must = self._boundaries()
+        self.sums = [0] * (n + 1)  # sums[k]: atoms [0, k) and the joins after each
+        self.inside = [0.0] * (n + 1)  # inside[k]: the cost of the headings among atoms [0, k)
+        for a, unit in enumerate(atoms):
+            self.sums[a + 1] = self.sums[a] + unit.tokens + unit.join
+            self.inside[a + 1] = self.inside[a] + HEADING_INSIDE[self.heading_level[a]]
+        self.total = 0.0  # the least total cost, once solved
 
     # -- sections ----------------------------------------------------------------
 
@@ -164,7 +234,7 @@ class OptimalPacker(_Packer):
     def _section_budget(self, index: int) -> int:
         found = self._budgets.get(index)
         if found is None:
-            found = self._budgets[index] = self.budget(self.paths[index])
+            found = self._budgets[index] = self.packing.budget(self.paths[index])
         return found
 
     # -- atoms -------------------------------------------------------------------
@@ -172,11 +242,11 @@ class OptimalPacker(_Packer):
     def _build_atoms(self) -> None:
         """The row of atoms: blocks, each too big (or too big for the headings it follows) cut."""
         doc, blocks = self.doc, self.blocks
-        self.atoms: list[_Unit] = []
+        self.atoms: list[Unit] = []
         self.atom_section: list[int] = []
         self.atom_block: list[int] = []  # -1 for the front matter
         self.heading_level: list[int] = []  # of an atom that starts a heading block, else 0
-        if self.front_matter:
+        if self.packing.front_matter:
             assert doc.front_matter_block is not None
             self._add_block(doc.front_matter_block, -1, 0)
         for index, block in enumerate(blocks):
@@ -185,11 +255,7 @@ class OptimalPacker(_Packer):
 
     def _add_block(self, block: Block, index: int, section: int) -> None:
         budget = self._section_budget(section)
-        unit = (
-            self._block_unit(index)
-            if index >= 0
-            else _Unit(block.start, block.end, block.tokens, block.join_tokens, -1, 0)
-        )
+        unit = self.packing.block_unit(index) if index >= 0 else self.packing.front_matter_unit()
         first_limit = min(self.target, budget)
         cut = block.tokens > budget
         if block.kind != "heading" and self.atoms and self.atoms[-1].heading_only:
@@ -201,13 +267,13 @@ class OptimalPacker(_Packer):
         if not cut:
             self._push(unit, section, index, block.level if block.kind == "heading" else 0)
             return
-        pieces = self._cut(block, first_limit, budget)
+        pieces = self.packing.cut(block, first_limit, budget)
         for n, piece in enumerate(pieces):
             last = n == len(pieces) - 1
             level = block.level if block.kind == "heading" and piece.start == block.start else 0
-            self._push(_piece_unit(block, unit, piece, last), section, index, level)
+            self._push(piece_unit(block, unit, piece, last), section, index, level)
 
-    def _push(self, unit: _Unit, section: int, block: int, level: int) -> None:
+    def _push(self, unit: Unit, section: int, block: int, level: int) -> None:
         self.atoms.append(unit)
         self.atom_section.append(section)
         self.atom_block.append(block)
@@ -244,7 +310,7 @@ class OptimalPacker(_Packer):
                 must[p] = True
             else:
                 cost[p] = BOUNDARY_BEFORE_HEADING[level] if level else BOUNDARY_BETWEEN_BLOCKS
-                must[p] = left.continues or not _joinable(left, right)
+                must[p] = left.continues or not joinable(left, right)
                 if not level and self._introduces(left, right):
                     cost[p] += BOUNDARY_AFTER_INTRO
             if p in fitting:
@@ -253,7 +319,7 @@ class OptimalPacker(_Packer):
                 cost[p] += FORBIDDEN
         return cost, must
 
-    def _introduces(self, left: _Unit, right: _Unit) -> bool:
+    def _introduces(self, left: Unit, right: Unit) -> bool:
         """Whether ``left`` is (the end of) a paragraph and ``right`` starts a code block, table or list."""
         if (
             left.first < 0
@@ -281,7 +347,7 @@ class OptimalPacker(_Packer):
                 inside.update(range(starts[section.first] + 1, stop))
         return inside
 
-    def _solve(self) -> list[tuple[int, int]]:
+    def solve(self) -> list[tuple[int, int]]:
         """The chunks of least total cost, as ``(first atom, stop atom)`` pairs.
 
         ``best[k]``: the least cost of chunking atoms ``[0, k)``; the chunk ``[i, k)`` ending
@@ -294,20 +360,14 @@ class OptimalPacker(_Packer):
         if not n:
             return []
         target, hard_cap = self.target, self.hard_cap
-        small = max(self.min_tokens, min(SMALL_TOKENS, target // 4))
-        boundary, must = self._boundaries()
-        sums = [0] * (n + 1)
-        for i, unit in enumerate(atoms):
-            sums[i + 1] = sums[i] + unit.tokens + unit.join
+        small = self.small
+        boundary, must, sums, inside = self.boundary, self.must, self.sums, self.inside
         preamble = self.preamble_atoms
         preamble_joins = 0 < preamble < n and sums[preamble] - atoms[preamble - 1].join < min(SMALL_TOKENS, target // 4)
         first, parent, section_of, block_of = self.first, self.parent, self.atom_section, self.atom_block
-        in_budget, budget = self.in_budget, self._section_budget
+        in_budget, budget = self.packing.options.breadcrumb_in_budget, self._section_budget
         over_weight, under_weight, per_chunk, small_cost = SIZE_OVER, SIZE_UNDER, CHUNK_COST, SMALL_COST
         scale = 1.0 / target
-        inside = [0.0] * (n + 1)  # inside[k]: the cost of the headings among atoms [0, k)
-        for a in range(n):
-            inside[a + 1] = inside[a] + HEADING_INSIDE[self.heading_level[a]]
         best = [_INFINITY] * (n + 1)
         best[0] = 0.0
         back = [0] * (n + 1)
@@ -355,6 +415,7 @@ class OptimalPacker(_Packer):
                     if cost < found:
                         found, at = cost, i
             best[k], back[k] = found, at
+        self.total = best[n]
         cuts: list[tuple[int, int]] = []
         k = n
         while k:
@@ -363,15 +424,47 @@ class OptimalPacker(_Packer):
         cuts.reverse()
         return cuts
 
+    def terms(self, i: int, k: int) -> CostTerms:
+        """The cost of the chunk of atoms ``[i, k)``, as :meth:`solve` weighs it."""
+        tokens = self.sums[k] - self.atoms[k - 1].join - self.sums[i]
+        d = (tokens - self.target) / self.target
+        return CostTerms(
+            tokens=tokens,
+            size=(SIZE_OVER if d > 0 else SIZE_UNDER) * d * d,
+            chunk=CHUNK_COST,
+            boundary=self.boundary[k],
+            boundary_after=self._boundary_kind(k),
+            headings_inside=self.inside[k] - self.inside[i + 1],
+            small=SMALL_COST if tokens < self.small else 0.0,
+        )
+
+    def _boundary_kind(self, p: int) -> str:
+        """What a boundary before atom ``p`` cuts, in words."""
+        if p >= len(self.atoms):
+            return "the end of the document"
+        left, right = self.atoms[p - 1], self.atoms[p]
+        level = self.heading_level[p]
+        if left.piece is not None and right.piece is not None and left.first == right.first:
+            words = "inside a block too big for the hard cap"
+        elif level:
+            words = f"before a level-{level} heading"
+        else:
+            words = "between two blocks of one section"
+            if self._introduces(left, right):
+                words += ", after the paragraph that introduces the next block"
+        if left.heading_only and (not right.heading_only or level > self.heading_level[p - 1]):
+            words += ", right after a heading (forbidden unless nothing else fits)"
+        return words
+
     # -- drafts ------------------------------------------------------------------
 
-    def _draft(self, i: int, k: int) -> _Draft:
+    def draft(self, i: int, k: int) -> Draft:
         """The chunk of atoms ``[i, k)``, under the deepest section holding all of it."""
         section = self.atom_section[k - 1]
         low = self.atom_block[i]
         while self.first[section] > low:
             section = self.parent[section]
-        draft = _Draft(self.paths[section], preamble=k <= self.preamble_atoms, key=self.keys[section])
+        draft = Draft(self.paths[section], preamble=k <= self.preamble_atoms, key=self.keys[section])
         for unit in self.atoms[i:k]:
             draft.add(unit)
         return draft

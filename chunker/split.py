@@ -25,14 +25,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 
 from chunker.model import Block, Document
 from chunker.parse import InnerNode, inner_structure, unclosed_fence
 from chunker.tokens import ASCII_WORD
 
-__all__ = ["Piece", "cut_block", "sentence_starts"]
+__all__ = ["CutCache", "Piece", "cut_block", "cut_cache", "sentence_starts"]
 
 _SENTENCE_END = re.compile(r"""(?:[.!?…]+["'”’)\]]*(?=\s)|[。！？]+)""")
 _ENDS_SENTENCE = re.compile(r"[.!?…。！？][\"'”’)\]]*\Z")
@@ -113,6 +113,27 @@ class _Run:
         return self._estimated[j - 1] - self._estimated[i] + self.sizes[j - 1]
 
 
+@dataclass(slots=True)
+class CutCache:
+    """Limit-independent work of cutting one document, kept on it (``Document.caches.cuts``) so that
+    re-chunking with new limits reuses it: exact counts of spans and of added lines, join costs,
+    runs of atoms, and each block's inner structure (by the block's start)."""
+
+    span_tokens: dict[tuple[int, int], int] = field(default_factory=dict)
+    text_tokens: dict[str, int] = field(default_factory=dict)
+    join_costs: dict[tuple[str, str], int] = field(default_factory=dict)
+    runs: dict[tuple[int, ...], _Run] = field(default_factory=dict)
+    inner: dict[int, tuple[InnerNode, ...]] = field(default_factory=dict)
+
+
+def cut_cache(doc: Document) -> CutCache:
+    """The document's :class:`CutCache`, made on first use."""
+    caches = doc.caches
+    if caches.cuts is None:
+        caches.cuts = CutCache()
+    return caches.cuts
+
+
 _Make = Callable[[int, int, "int | None"], Piece]
 
 
@@ -124,7 +145,7 @@ class _Cutter:
         self.tokenizer = doc.tokenizer
         self.count = doc.tokenizer.count
         self.additive = doc.tokenizer.line_additive
-        self.memo = doc.memo
+        self.cache = cut_cache(doc)
         self.repeat_table_header = repeat_table_header
 
     def span_tokens(self, start: int, end: int) -> int:
@@ -133,9 +154,8 @@ class _Cutter:
 
     def spans_tokens(self, spans: list[tuple[int, int]]) -> list[int]:
         """:meth:`span_tokens` of each span, those not remembered read off the parse's encoding at once."""
-        memo = self.memo
-        keys = [("tokens", start, end) for start, end in spans]
-        found: list[int | None] = [memo.get(key) for key in keys]
+        known = self.cache.span_tokens
+        found: list[int | None] = [known.get(span) for span in spans]
         missing = [k for k, tokens in enumerate(found) if tokens is None]
         if missing:
             read = self.doc.lines_tokens([spans[k] for k in missing])
@@ -143,16 +163,16 @@ class _Cutter:
                 if tokens is None:
                     start, end = spans[k]
                     tokens = self.count(self.text[start:end])
-                found[k] = memo[keys[k]] = tokens
+                found[k] = known[spans[k]] = tokens
         return [tokens or 0 for tokens in found]  # every one is an int by now
 
     def text_tokens(self, text: str) -> int:
         """Tokens of an added line (a re-opened fence, a table header), remembered on the document."""
-        key = ("text-tokens", text)
-        found = self.memo.get(key)
+        known = self.cache.text_tokens
+        found = known.get(text)
         if found is None:
-            found = self.memo[key] = self.count(text)
-        return int(found)
+            found = known[text] = self.count(text)
+        return found
 
     def join(self, left_start: int, left_end: int, right_start: int) -> int | None:
         """Tokens the source between ``left_end`` and ``right_start`` adds to ``text[left_start:left_end]``.
@@ -169,11 +189,7 @@ class _Cutter:
             return None
         if left_end > left_start and text[left_end - 1] in ASCII_WORD:
             # the common case: a word or number ends the line, nothing after it (see _join_cost)
-            key = ("join", "", gap)
-            found = self.memo.get(key)
-            if found is None:
-                found = self.memo[key] = self.tokenizer.join_cost("", gap)
-            return int(found)
+            return self._cached_join_cost("", gap)
         return self._join_cost(self.last_line(left_start, left_end), gap)
 
     def last_line(self, start: int, end: int) -> str:
@@ -194,22 +210,26 @@ class _Cutter:
         ending = _AFTER_WORD.search(line[-16:])
         if ending is None:  # no letter or digit near the end: not cached
             return self.tokenizer.join_cost(line, gap)
-        key = ("join", ending.group(), gap)
-        found = self.memo.get(key)
+        return self._cached_join_cost(ending.group(), gap)
+
+    def _cached_join_cost(self, ending: str, gap: str) -> int:
+        """``tokenizer.join_cost(ending, gap)``, remembered on the document."""
+        known = self.cache.join_costs
+        found = known.get((ending, gap))
         if found is None:
-            found = self.memo[key] = self.tokenizer.join_cost(ending.group(), gap)
-        return int(found)
+            found = known[ending, gap] = self.tokenizer.join_cost(ending, gap)
+        return found
 
     def run(self, atoms: list[_Atom]) -> _Run:
         """Counts of ``atoms`` and of the joins between them, remembered on the document."""
-        key = ("run", *(n for a in atoms for n in (a.start, a.end)))
-        found = self.memo.get(key)
+        key = tuple(n for a in atoms for n in (a.start, a.end))
+        known = self.cache.runs
+        found = known.get(key)
         if found is None:
             sizes = self.spans_tokens([(a.start, a.end) for a in atoms])
             joins = [self.join(a.start, a.end, b.start) for a, b in pairwise(atoms)]
             guesses = [int(_LINE_BREAK.search(self.text, a.end, b.start) is not None) for a, b in pairwise(atoms)]
-            found = self.memo[key] = _Run(sizes, [*joins, 0], [*guesses, 0])
-        assert isinstance(found, _Run)
+            found = known[key] = _Run(sizes, [*joins, 0], [*guesses, 0])
         return found
 
     def added_line(self, line: str) -> tuple[int, int] | None:
@@ -707,7 +727,7 @@ def cut_block(
     limit: int,
     *,
     repeat_table_header: bool = True,
-    cap: int | None = None,
+    budget: int | None = None,
 ) -> list[Piece]:
     """Cut ``block`` into pieces: the first within ``first_limit`` tokens, the rest within ``limit``.
 
@@ -715,8 +735,8 @@ def cut_block(
     character of the block; they are of about even size (see ``_Cutter.pack``). A
     sliver (under ``SLIVER_TOKENS`` and a quarter of ``limit``) is joined with a
     neighbour, and so is a piece that would open a code fence its source does not
-    (a fence-like line inside HTML or text), while the result stays within ``cap``
-    (default ``limit``; the first piece: ``first_limit``).
+    (a fence-like line inside HTML or text), while the result stays within ``budget``
+    (the chunk's share of the hard cap, default ``limit``; the first piece: ``first_limit``).
     """
     cutter = _Cutter(doc, repeat_table_header)
     first_line, stop_line = block.line_span[0] - 1, block.line_span[1]
@@ -724,30 +744,30 @@ def cut_block(
     if block.kind in ("paragraph", "heading", "text", "hr", "front_matter"):
         pieces = cutter.cut_text(block.start, block.end, first_limit, limit, flag, _LINE)
     else:
-        key = ("inner", block.start)
-        nodes = doc.memo.get(key)
+        inner = cutter.cache.inner
+        nodes = inner.get(block.start)
         if nodes is None:
             line_start = doc.source.line_starts[first_line]
-            nodes = doc.memo[key] = inner_structure(doc.text[line_start : block.end], first_line)
+            nodes = inner[block.start] = tuple(inner_structure(doc.text[line_start : block.end], first_line))
         top = [n for n in nodes if n.first < stop_line]
         if len(top) == 1:
             pieces = cutter.cut_node(top[0], first_limit, limit, flag)
         else:
             atoms = cutter.node_atoms(top, first_line, stop_line)
             pieces = cutter.pack(atoms, first_limit, limit, cutter.plain(flag), cutter._descend_node(flag))
-    cap = limit if cap is None else cap
-    pieces = _join_slivers(doc, pieces, first_limit, limit, cap)
+    budget = limit if budget is None else budget
+    pieces = _join_slivers(doc, pieces, first_limit, limit, budget)
     if block.kind == "code" or len(pieces) < 2:  # code pieces are re-fenced by construction
         return pieces
-    return _join_stray_fences(doc, pieces, cap)
+    return _join_stray_fences(doc, pieces, budget)
 
 
-def _join_slivers(doc: Document, pieces: list[Piece], first_limit: int, limit: int, cap: int) -> list[Piece]:
+def _join_slivers(doc: Document, pieces: list[Piece], first_limit: int, limit: int, budget: int) -> list[Piece]:
     """Join each piece under ``min(SLIVER_TOKENS, limit // 4)`` to the neighbour giving the smaller piece.
 
     Balanced cuts leave such a sliver only where the boundaries are coarse (an item's
     first line before its nested list, a big last atom). The joined piece must fit
-    ``cap`` (the first piece: ``first_limit``) and open no fence its parts did not; else
+    ``budget`` (the first piece: ``first_limit``) and open no fence its parts did not; else
     the sliver stays. Pieces with an added prefix or suffix join as at packing: what a
     piece added falls away where the source reads on.
     """
@@ -767,7 +787,9 @@ def _join_slivers(doc: Document, pieces: list[Piece], first_limit: int, limit: i
             if not a.suffix and b.prefix and b.flag != "split_table":
                 continue  # a prefix that only the next piece's source can stand for
             joined = _joined(doc, a, b)
-            if joined.tokens > (first_limit if j == 0 else cap) or (best is not None and joined.tokens >= best.tokens):
+            if joined.tokens > (first_limit if j == 0 else budget) or (
+                best is not None and joined.tokens >= best.tokens
+            ):
                 continue
             markdown = joined.prefix + doc.text[joined.start : joined.end] + joined.suffix
             if unclosed_fence(markdown) and not any(
@@ -783,10 +805,10 @@ def _join_slivers(doc: Document, pieces: list[Piece], first_limit: int, limit: i
     return out
 
 
-def _join_stray_fences(doc: Document, pieces: list[Piece], cap: int) -> list[Piece]:
+def _join_stray_fences(doc: Document, pieces: list[Piece], budget: int) -> list[Piece]:
     """Mend a piece that opens a fence its source does not (a fence-like line in HTML or text).
 
-    Join it with its neighbour (the previous first) while the result fits ``cap``; if
+    Join it with its neighbour (the previous first) while the result fits ``budget``; if
     neither fits, close the fence in the suffix; if even that does not fit, flag it.
     """
     out = list(pieces)
@@ -801,12 +823,12 @@ def _join_stray_fences(doc: Document, pieces: list[Piece], cap: int) -> list[Pie
             if 0 <= j < len(out):
                 a, b = (out[j], piece) if j < i else (piece, out[j])
                 joined = _joined(doc, a, b)
-                if joined.tokens <= cap:
+                if joined.tokens <= budget:
                     out[min(i, j) : max(i, j) + 1] = [joined]
                     i = min(i, j)
                     break
         else:
-            out[i] = _closed(doc, piece, fence, cap)
+            out[i] = _closed(doc, piece, fence, budget)
             i += 1
     return out
 
@@ -816,9 +838,9 @@ def _joined(doc: Document, a: Piece, b: Piece) -> Piece:
     return Piece(a.start, b.end, doc.tokenizer.count(markdown), a.prefix, b.suffix, a.flag, a.hard or b.hard)
 
 
-def _closed(doc: Document, piece: Piece, fence: str, cap: int) -> Piece:
+def _closed(doc: Document, piece: Piece, fence: str, budget: int) -> Piece:
     suffix = piece.suffix + "\n" + fence
     tokens = doc.tokenizer.count(piece.prefix + doc.text[piece.start : piece.end] + suffix)
-    if tokens <= cap:
+    if tokens <= budget:
         return Piece(piece.start, piece.end, tokens, piece.prefix, suffix, piece.flag, piece.hard)
     return Piece(piece.start, piece.end, piece.tokens, piece.prefix, piece.suffix, "unbalanced_fence", piece.hard)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -28,7 +29,7 @@ def _sweep(opened: frame.Opened, targets: tuple[int, ...], caps: tuple[int, ...]
         def progress(done: float, what: str) -> None:
             bar.progress(done, text=f"Chunking at {what}")
 
-        cache[key] = view.sweep(opened.doc, targets, caps, settings.options(), settings.tiny_below, progress)
+        cache[key] = view.sweep(opened.doc, targets, caps, settings.chunk_options(), settings.tiny_below, progress)
         bar.empty()
         while len(cache) > 8:
             cache.pop(next(iter(cache)))
@@ -45,7 +46,7 @@ def _with_recall(opened: frame.Opened, data: pd.DataFrame, loaded: Any) -> pd.Da
     grid = tuple((int(t), int(c)) for t, c in zip(data["target"], data["hard_cap"], strict=True))
     cache: dict[Any, list[float | None]] = st.session_state.setdefault("sweep_recalls", {})
     # the grid's own target and cap replace the sidebar's; everything else of the settings counts
-    cache_key = (key, retriever, index_label, grid, settings.tokenizer, tuple(sorted(settings.options().items())))
+    cache_key = (key, retriever, index_label, grid, settings.tokenizer, replace(settings, target=1, hard_cap=16))
     if cache_key not in cache:
         docs = {
             name: frame.parse_cached(frame.digest(text), name, settings.tokenizer, text)
@@ -60,7 +61,7 @@ def _with_recall(opened: frame.Opened, data: pd.DataFrame, loaded: Any) -> pd.Da
             questions,
             docs,
             grid,
-            settings.options(),
+            settings.chunk_options(),
             get_retriever(retriever),
             evaluate_view.INDEXES[index_label],
             progress,

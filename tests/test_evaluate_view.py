@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -52,7 +51,7 @@ def parse(name: str, text: str) -> chunker.Document:
 
 
 def repack(name: str, doc: chunker.Document, settings: Settings) -> chunker.ChunkSet:
-    return chunker.chunk(doc, target=settings.target, hard_cap=settings.hard_cap, **settings.options())
+    return chunker.chunk_with(doc, settings.chunk_options())
 
 
 @pytest.mark.parametrize("index", ["markdown", "context"])
@@ -61,7 +60,7 @@ def test_run_engine_gives_evaluates_numbers(index: Index) -> None:
     questions = make_set()
     settings = Settings(target=16, hard_cap=32, min_tokens=0)
     run = evaluate_view.run_engine(questions, settings, get_retriever("bm25"), index, parse, repack)
-    contender = Contender.engine(16, 32, index, **settings.options())
+    contender = Contender.for_options(settings.chunk_options(), index)
     reference = evaluate(questions, contender, get_retriever("bm25"))
     assert run.evaluation.mean() == reference.mean()
     assert run.evaluation.chunks == reference.chunks
@@ -128,10 +127,10 @@ def test_recall_sweep_matches_evaluate_at_every_point() -> None:
     questions = make_set()
     docs = {name: parse(name, text) for name, text in questions.documents.items()}
     grid = [(16, 32), (32, 64), (16, 16)]
-    options: dict[str, Any] = {"overlap": 10}
+    options = chunker.ChunkOptions(overlap=10)  # its target and hard cap are replaced by the grid's
     recalls = evaluate_view.recall_sweep(questions, docs, grid, options, get_retriever("bm25"), "markdown")
     for (target, cap), recall in zip(grid[:2], recalls[:2], strict=True):
-        want = evaluate(questions, Contender.engine(target, cap, **options), get_retriever("bm25"))
+        want = evaluate(questions, Contender.engine(target, cap, overlap=10), get_retriever("bm25"))
         assert recall == want.mean()["recall@budget"]
     assert recalls[2] is None, "overlap 10 does not fit under half a cap of 16"
 

@@ -426,8 +426,8 @@ def test_outline_is_made_on_first_use_and_survives_a_pickle() -> None:
 
     doc = chunker.parse(NESTED, name="doc.md")
     chunks = chunker.chunk(doc, target=64, hard_cap=128)
-    assert "outline" not in doc.memo
+    assert doc.caches.outline is None
     again = pickle.loads(pickle.dumps(chunks))
-    assert "outline" in doc.memo
+    assert doc.caches.outline is not None
     assert again == chunks and again.outline == chunks.outline == chunker.hierarchy.outline(doc)
     assert again.to_json() == chunks.to_json() == chunker.chunk(doc, target=64, hard_cap=128).to_json()

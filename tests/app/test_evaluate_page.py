@@ -26,8 +26,8 @@ def bundled() -> QuestionSet:
 
 def expected(target: int = 256, cap: int = 512, index: Index = "markdown") -> Evaluation:
     """What the evaluation layer computes on its own for these settings (the sidebar's other defaults)."""
-    options = Settings(target=target, hard_cap=cap).options()
-    return evaluate(bundled(), Contender.engine(target, cap, index, **options), get_retriever("bm25"))
+    options = Settings(target=target, hard_cap=cap).chunk_options()
+    return evaluate(bundled(), Contender.for_options(options, index), get_retriever("bm25"))
 
 
 def metric(at: AppTest, label: str) -> str:

@@ -1,0 +1,103 @@
+"""The limits and options of one packing, as one frozen, validated value (spec §5, §5a, §6).
+
+:func:`chunker.chunk` takes them as keywords and builds a :class:`ChunkOptions`; the app's
+settings, the corpus view and the CLI build the same value, so a bad value is refused in one
+place, with one message, wherever it comes from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from chunker.errors import ConfigError
+
+__all__ = ["DEFAULT_STRATEGY", "MIN_HARD_CAP", "STRATEGIES", "ChunkOptions"]
+
+MIN_HARD_CAP = 16  # room for a re-opened fence or a repeated header around real content
+# Packing strategies (spec §5a): "reference" is markdown-object's packing (chunker.reference),
+# "balanced" the hierarchical greedy packing (chunker.balanced), "optimal" boundaries chosen by
+# dynamic programming (chunker.optimal). The default retrieves best (README, "Packing strategies").
+STRATEGIES = ("balanced", "optimal")
+DEFAULT_STRATEGY = "optimal"
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkOptions:
+    """What decides a chunk set besides the document and its tokenizer.
+
+    ``target``: the size of the pieces a block too big for the hard cap is cut into (and,
+    under ``optimal``, the size chunks are packed to). ``hard_cap``: no chunk is longer.
+    ``overlap``: consecutive chunks of one section share up to that many tokens of whole
+    sentences. ``min_tokens``: a smaller chunk joins a neighbour within a common section when
+    the result fits, else is flagged ``tiny``. ``breadcrumb_in_budget``: the hard cap holds for
+    ``contextualize()``. ``repeat_table_header``: pieces of a cut table repeat its header.
+    ``include_front_matter``: the front matter is chunked too. ``strategy``: see spec §5a.
+
+    Raises :class:`~chunker.errors.ConfigError` naming the bad value.
+    """
+
+    target: int = 512
+    hard_cap: int = 1024
+    overlap: int = 0
+    min_tokens: int = 0
+    breadcrumb_in_budget: bool = False
+    repeat_table_header: bool = True
+    include_front_matter: bool = False
+    strategy: str = DEFAULT_STRATEGY
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.strategy, str) or self.strategy not in STRATEGIES:
+            choices = ", ".join(repr(s) for s in STRATEGIES)
+            raise ConfigError(f"unknown strategy {self.strategy!r}: use one of {choices}")
+        for name in ("target", "hard_cap", "overlap", "min_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigError(f"{name} must be an int, got {value!r}")
+        for name in ("breadcrumb_in_budget", "repeat_table_header", "include_front_matter"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise ConfigError(f"{name} must be True or False, got {value!r}")
+        target, hard_cap, overlap, min_tokens = self.target, self.hard_cap, self.overlap, self.min_tokens
+        if target < 1:
+            raise ConfigError(f"target must be at least 1 token, got target={target}")
+        if hard_cap < MIN_HARD_CAP:
+            raise ConfigError(
+                f"hard_cap={hard_cap} is below the smallest workable size ({MIN_HARD_CAP} tokens): "
+                f"a cut code block needs room for its fences"
+            )
+        if hard_cap < target:
+            raise ConfigError(f"hard_cap ({hard_cap}) must be at least target ({target})")
+        if overlap < 0:
+            raise ConfigError(f"overlap must be 0 or more tokens, got overlap={overlap}")
+        if overlap * 2 >= hard_cap:
+            raise ConfigError(
+                f"overlap={overlap} must be less than half the hard cap ({hard_cap}): "
+                f"chunks would be mostly repeated text"
+            )
+        if not 0 <= min_tokens <= hard_cap:
+            raise ConfigError(f"min_tokens must be between 0 and hard_cap ({hard_cap}), got min_tokens={min_tokens}")
+        if self.breadcrumb_in_budget and hard_cap < 2 * MIN_HARD_CAP:
+            raise ConfigError(
+                f"hard_cap={hard_cap} is too small to hold the breadcrumb too: with breadcrumb_in_budget=True "
+                f"it must be at least {2 * MIN_HARD_CAP} (half for the breadcrumb line, half for the chunk)"
+            )
+
+    def keywords(self) -> dict[str, Any]:
+        """The options as :func:`chunker.chunk` keywords: ``chunk(doc, **options.keywords())``."""
+        return asdict(self)
+
+    def config(self, tokenizer: str, engine: str) -> dict[str, Any]:
+        """The ``config`` of a chunk set made with these options (JSON schema, README)."""
+        return {
+            "target": self.target,
+            "hard_cap": self.hard_cap,
+            "tokenizer": tokenizer,
+            "repeat_table_header": self.repeat_table_header,
+            "include_front_matter": self.include_front_matter,
+            "overlap": self.overlap,
+            "min_tokens": self.min_tokens,
+            "breadcrumb_in_budget": self.breadcrumb_in_budget,
+            "engine": engine,
+            "strategy": self.strategy,
+        }
