@@ -19,6 +19,7 @@ import pandas as pd
 
 import chunker
 from chunker.chunkset import BREADCRUMB_SEPARATOR
+from chunker.optimal import CostTerms
 
 __all__ = [
     "PALETTE",
@@ -202,6 +203,32 @@ def summary(chunks: Sequence[chunker.Chunk], tiny_below: int = TINY_DEFAULT) -> 
         "max": sizes[-1],
         "warnings": sum(1 for c in chunks if display_flags(c, tiny_below)),
         "tiny": sum(1 for c in chunks if c.token_count < tiny_below),
+    }
+
+
+def cost_chart(terms: CostTerms) -> dict[str, Any]:
+    """A plotly figure (a plain dict) of one chunk's cost under the optimal packing, term by term."""
+    rows = terms.rows()
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "orientation": "h",
+                "y": [name for name, _, _ in rows],
+                "x": [round(cost, 4) for _, cost, _ in rows],
+                "text": [why for _, _, why in rows],
+                "textposition": "auto",
+                "marker": {"color": ["#3b7dd8", "#8c8c8c", "#e08a1e", "#9b59b6", "#d64545"]},
+                "hovertemplate": "%{y}: %{x}<br>%{text}<extra></extra>",
+            }
+        ],
+        "layout": {
+            "height": 240,
+            "margin": {"l": 10, "r": 10, "t": 36, "b": 10},
+            "title": {"text": f"Cost of this chunk: {terms.total:.3f}", "font": {"size": 13}},
+            "xaxis": {"title": {"text": "cost"}, "rangemode": "tozero"},
+            "yaxis": {"autorange": "reversed"},
+        },
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from chunk_inspector import frame, view
+from chunker.optimal import cost_terms
 
 WINDOW = 40  # chunks drawn at once in the source view of a long document
 
@@ -137,10 +138,28 @@ if selected is not None:
     flags = view.display_flags(chunk, settings.tiny_below)
     if flags:
         st.warning("Flags: " + ", ".join(flags))
-    raw, rendered, context = st.tabs(["Raw markdown", "Rendered", "contextualize()"])
+    names = ["Raw markdown", "Rendered", "contextualize()"]
+    if settings.strategy == "optimal":
+        names.append("Why this chunk")
+    raw, rendered, context, *why = st.tabs(names)
     with raw:
         st.code(chunk.markdown, language="markdown", wrap_lines=True)
     with rendered, st.container(border=True):
         st.markdown(chunk.markdown)  # unsafe_allow_html stays off: HTML in the document shows as text
     with context:
         st.code(chunk.contextualize(), language="markdown", wrap_lines=True)
+    if why:
+        with why[0]:
+            terms = cost_terms(doc, settings.chunk_options(), chunk)
+            if terms is None:
+                st.info("This chunk does not start and end at boundaries of the optimal packing: no cost to show.")
+            else:
+                st.caption(
+                    "The optimal packing chose the boundaries of least total cost over the whole document "
+                    '(README, "Packing strategies"). This chunk\'s share of that cost, term by term:'
+                )
+                st.plotly_chart(view.cost_chart(terms), key="cost-terms")
+                st.dataframe(
+                    [{"term": name, "cost": round(cost, 4), "why": reason} for name, cost, reason in terms.rows()],
+                    hide_index=True,
+                )

@@ -146,3 +146,26 @@ def test_evaluate_with_the_bundled_set_and_open_a_miss(page: Page, app_url: str)
     expect(page.locator(".ci-src .ci-ref")).to_contain_text([first_line.strip()[:40]])
     expect(page.locator("strong", has_text=miss.question.question)).to_be_visible()
     expect(page.get_by_text("The chunk it fell into")).to_be_visible()
+
+
+def test_choosing_a_chunk_explains_its_optimal_cost(page: Page, app_url: str) -> None:
+    """Choose a chunk in the table: its text shows, and "Why this chunk" draws its cost, term by term,
+    with the total the engine computes for it."""
+    from chunker.optimal import cost_terms
+
+    open_app(page, app_url)
+    text = (SAMPLES / "poetry_cli.md").read_text(encoding="utf-8")
+    doc = chunker.parse(text, name="poetry_cli.md")
+    options = chunker.ChunkOptions(256, 512)
+    chunks = chunker.chunk_with(doc, options)
+    terms = cost_terms(doc, options, chunks[2])
+    assert terms is not None
+    table = page.locator('[data-testid="stDataFrame"]').nth(1)  # the chunk table (the heading tree is first)
+    table.scroll_into_view_if_needed()
+    box = table.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 18, box["y"] + 35 * 3 + 17)  # the row marker of the third row (c3)
+    expect(page.get_by_text(re.compile(r"^Selected: c3 "))).to_be_visible()
+    page.get_by_role("tab", name="Why this chunk").click()
+    chart = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="Cost of this chunk")
+    expect(chart).to_contain_text(f"Cost of this chunk: {terms.total:.3f}")
