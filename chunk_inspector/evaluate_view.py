@@ -207,11 +207,11 @@ def recall_sweep(
     """Recall within the budget at every ``(target, hard_cap)`` of ``grid``, ``options`` otherwise (None
     where the options do not fit that cap), the documents re-packed from ``docs`` (parsed once)."""
     out: list[float | None] = []
-    for n, (target, cap) in enumerate(grid):
+    for n, (target, hard_cap) in enumerate(grid):
         if progress is not None:
-            progress(n / max(len(grid), 1), f"recall at target {target}, hard cap {cap}")
+            progress(n / max(len(grid), 1), f"recall at target {target}, hard cap {hard_cap}")
         try:
-            point = replace(options, target=target, hard_cap=cap)
+            point = replace(options, target=target, hard_cap=hard_cap)
         except chunker.ConfigError:
             out.append(None)
             continue

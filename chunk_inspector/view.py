@@ -172,7 +172,7 @@ def tree_rows(doc: chunker.Document, chunks: Sequence[chunker.Chunk], hard_cap: 
 
 
 def _tree_row(
-    title: str, level: int, own: int, subtree: int, cap: int, chunk_ids: str, line: int, span: tuple[int, int]
+    title: str, level: int, own: int, subtree: int, hard_cap: int, chunk_ids: str, line: int, span: tuple[int, int]
 ) -> dict[str, Any]:
     indent = "\u2003" * max(level - 1, 0)  # em spaces keep the indent in a table cell
     return {
@@ -180,7 +180,7 @@ def _tree_row(
         "level": level,
         "own": own,
         "subtree": subtree,
-        "over cap": "⚠" if subtree > cap else "",
+        "over cap": "⚠" if subtree > hard_cap else "",
         "chunks": chunk_ids,
         "line": line,
         "start": span[0],
@@ -406,20 +406,20 @@ def sweep(
     tiny_below: int = TINY_DEFAULT,
     progress: Callable[[float, str], None] | None = None,
 ) -> pd.DataFrame:
-    """Chunk ``doc`` at every ``target <= cap`` of the grid, with ``options`` otherwise; one row of
+    """Chunk ``doc`` at every ``target <= hard_cap`` of the grid, with ``options`` otherwise; one row of
     statistics per point."""
     grid = [(t, c) for c in caps for t in targets if t <= c]
     rows = []
-    for n, (target, cap) in enumerate(grid):
+    for n, (target, hard_cap) in enumerate(grid):
         if progress is not None:
-            progress(n / len(grid), f"target {target}, hard cap {cap}")
-        chunks = chunker.chunk_with(doc, replace(options, target=target, hard_cap=cap))
+            progress(n / len(grid), f"target {target}, hard cap {hard_cap}")
+        chunks = chunker.chunk_with(doc, replace(options, target=target, hard_cap=hard_cap))
         sizes = [c.token_count for c in chunks]
         stats = summary(chunks, tiny_below)
         rows.append(
             {
                 "target": target,
-                "hard_cap": cap,
+                "hard_cap": hard_cap,
                 "chunks": stats["chunks"],
                 "total_tokens": stats["total"],
                 "median": stats["median"],
