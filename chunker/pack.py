@@ -40,8 +40,8 @@ _BLOCK_OPENER = re.compile(r"[#>|<]|[-+*](?:\s|\Z)|\d{1,9}[.)](?:\s|\Z)|[`~]{3}"
 ENGINE_VERSION = "0.3.0"
 # Packing strategies (spec §5a): "balanced" is the greedy hierarchical packing of this module;
 # "optimal" (the default: it retrieves best, README) chooses boundaries by dynamic programming
-# (chunker.optimal).
-STRATEGIES = ("balanced", "optimal")
+# (chunker.optimal); "reference" is markdown-object's packing less its defects (chunker.reference).
+STRATEGIES = ("balanced", "optimal", "reference")
 DEFAULT_STRATEGY = "optimal"
 
 
@@ -118,8 +118,9 @@ def chunk(
     chunk joins a neighbour within a common section when the result fits, else is
     flagged ``tiny`` (chunks under ``min(50, target // 4)`` try that whatever its
     value). ``breadcrumb_in_budget``: the cap holds for ``contextualize()``.
-    ``strategy`` (spec §5a): ``"balanced"``, the hierarchical greedy packing, or
-    ``"optimal"``, boundaries that minimise the cost of :mod:`chunker.optimal`.
+    ``strategy`` (spec §5a): ``"balanced"``, the hierarchical greedy packing,
+    ``"optimal"``, boundaries that minimise the cost of :mod:`chunker.optimal`, or
+    ``"reference"``, markdown-object's packing less its defects (:mod:`chunker.reference`).
 
     Raises :class:`~chunker.errors.ConfigError` when ``target < 1``,
     ``hard_cap < target``, ``hard_cap < MIN_HARD_CAP``, an option is out of range,
@@ -137,6 +138,10 @@ def chunk(
         from chunker.optimal import OptimalPacker  # imports this module: imported on first use
 
         packer: _Packer = OptimalPacker(doc, target, hard_cap, repeat_table_header, include_front_matter)
+    elif strategy == "reference":
+        from chunker.reference import ReferencePacker  # imports this module: imported on first use
+
+        packer = ReferencePacker(doc, target, hard_cap, repeat_table_header, include_front_matter)
     else:
         packer = _Packer(doc, target, hard_cap, repeat_table_header, include_front_matter)
     packer.set_options(overlap, min_tokens, breadcrumb_in_budget)
