@@ -111,8 +111,9 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
         "--strategy",
         choices=chunker.STRATEGIES,
         default=DEFAULT_STRATEGY,
-        help=f"how sections are packed: optimal (least cost, sizes near the target) or balanced "
-        f"(greedy to the hard cap); default {DEFAULT_STRATEGY}",
+        help=f"how sections are packed: optimal (least cost, sizes near the target), balanced "
+        f"(greedy to the hard cap) or reference (markdown-object's packing, less its defects); "
+        f"default {DEFAULT_STRATEGY}",
     )
 
 

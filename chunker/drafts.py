@@ -92,8 +92,11 @@ class Packing:
         self.target = options.target
         self.hard_cap = options.hard_cap
         self.front_matter = options.include_front_matter and doc.front_matter_block is not None
-        # A chunk under this many tokens is small (SMALL_TOKENS): it joins a neighbour when it can.
+        # A chunk under this many tokens is small: it joins a neighbour when it can. Under "reference"
+        # only min_tokens asks for that (markdown-object leaves small chunks as they are).
         self.small = max(options.min_tokens, min(SMALL_TOKENS, options.target // 4))
+        if options.strategy == "reference":
+            self.small = options.min_tokens
         self._lines: dict[tuple[str, ...], tuple[str, bool, int]] = {}
 
     # -- budgets -------------------------------------------------------------

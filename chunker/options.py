@@ -15,10 +15,11 @@ from chunker.errors import ConfigError
 __all__ = ["DEFAULT_STRATEGY", "MIN_HARD_CAP", "STRATEGIES", "ChunkOptions"]
 
 MIN_HARD_CAP = 16  # room for a re-opened fence or a repeated header around real content
-# Packing strategies (spec §5a): "reference" is markdown-object's packing (chunker.reference),
-# "balanced" the hierarchical greedy packing (chunker.balanced), "optimal" boundaries chosen by
-# dynamic programming (chunker.optimal). The default retrieves best (README, "Packing strategies").
-STRATEGIES = ("balanced", "optimal")
+# Packing strategies (spec §5a): "balanced" the hierarchical greedy packing (chunker.balanced),
+# "optimal" boundaries chosen by dynamic programming (chunker.optimal), "reference"
+# markdown-object's packing less its defects (chunker.reference). The default retrieves best
+# (README, "Packing strategies").
+STRATEGIES = ("balanced", "optimal", "reference")
 DEFAULT_STRATEGY = "optimal"
 
 

@@ -3,13 +3,15 @@
 :func:`chunk_with` reads as the method (README, "The method"):
 
 1. **walk**: the strategy makes drafts, each a run of blocks (or cut pieces) under one
-   section, within the hard cap (:mod:`chunker.balanced`, :mod:`chunker.optimal`);
+   section, within the hard cap (:mod:`chunker.balanced`, :mod:`chunker.optimal`,
+   :mod:`chunker.reference`);
 2. **sibling merge**: neighbours whose breadcrumbs share a parent join within the cap
    (:func:`merge_siblings`; not under ``optimal``, whose cost already weighs it);
 3. **exact counts**: each draft's markdown counted, re-packed where a tokenizer without
    exact sums overshot (:func:`exact_counts`);
-4. **small chunks**: a chunk under the small size (or ``min_tokens``) joins a neighbour in a
-   common section, or takes whole blocks from one (:func:`join_small`);
+4. **small chunks**: a chunk under the small size (or ``min_tokens``; under ``reference``
+   ``min_tokens`` only) joins a neighbour in a common section, or takes whole blocks from one
+   (:func:`join_small`);
 5. **overlap**: whole sentences of a chunk carried into the next one of its section
    (:func:`overlaps`);
 6. **chunks**: spans, headings, flags, clause numbers (:func:`to_chunks`).
@@ -33,6 +35,7 @@ from chunker.model import Document
 from chunker.optimal import optimal_walk
 from chunker.options import DEFAULT_STRATEGY, MIN_HARD_CAP, STRATEGIES, ChunkOptions
 from chunker.parse import unclosed_fence
+from chunker.reference import reference_walk
 from chunker.split import sentence_starts
 
 __all__ = ["DEFAULT_STRATEGY", "ENGINE_VERSION", "MIN_HARD_CAP", "STRATEGIES", "chunk", "chunk_with"]
@@ -42,7 +45,11 @@ ENGINE_VERSION = "0.3.0"
 # start of a chunk: an overlap never starts there, though it may inside a sentence of its source.
 _BLOCK_OPENER = re.compile(r"[#>|<]|[-+*](?:\s|\Z)|\d{1,9}[.)](?:\s|\Z)|[`~]{3}")
 
-WALKS: dict[str, Callable[[Packing], list[Draft]]] = {"balanced": balanced_walk, "optimal": optimal_walk}
+WALKS: dict[str, Callable[[Packing], list[Draft]]] = {
+    "balanced": balanced_walk,
+    "optimal": optimal_walk,
+    "reference": reference_walk,
+}
 """Step 1 of each strategy: the drafts it packs the document into."""
 
 

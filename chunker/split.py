@@ -524,8 +524,9 @@ class _Cutter:
         block_end = span[1]
         open_start = self.src.line_starts[first]
         atoms = _by_indentation(self.text, self.line_atoms(body_first, body_stop))
-        if not atoms:  # only fence lines: nothing to re-fence, cut as text
-            return self.cut_text(span[0], span[1], first_limit, limit, "split_code", _LINE)
+        if not atoms:  # only fence lines: nothing to re-fence, and cut between them each piece would
+            # open a fence. One piece (a block over the hard cap then falls back to plain text: Packing.cut).
+            return [self.plain("split_code")(span[0], span[1], None)]
         body_start, body_end = atoms[0].start, atoms[-1].end
         # What each end adds to a piece of whole body lines, where it can be summed (else None):
         open_end = self.src.line_end(first)

@@ -1,9 +1,11 @@
-"""Property tests: for generated Markdown and every target <= hard_cap, the contract holds."""
+"""Property tests: for generated Markdown and every target <= hard_cap, the contract holds,
+under every packing strategy (spec §5a)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -99,29 +101,34 @@ def limits(draw: st.DrawFn, smallest: int = chunker.MIN_HARD_CAP) -> tuple[int, 
     return target, cap, options
 
 
+@pytest.mark.parametrize("strategy", chunker.STRATEGIES)
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(text=documents(), lim=limits())
-def test_generated_markdown_meets_the_contract(text: str, lim: tuple[int, int, dict[str, Any]]) -> None:
+def test_generated_markdown_meets_the_contract(strategy: str, text: str, lim: tuple[int, int, dict[str, Any]]) -> None:
     """Cap on recount, exact ordered spans, every non-blank character once, balanced fences, no raise."""
     target, cap, options = lim
     doc = chunker.parse(text, name="gen.md")
-    check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap, **options), cap)
+    check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap, strategy=strategy, **options), cap)
 
 
+@pytest.mark.parametrize("strategy", chunker.STRATEGIES)
 @settings(max_examples=150, deadline=None)
 @given(text=st.text(max_size=3000), lim=limits())
-def test_arbitrary_text_chunks_without_raising(text: str, lim: tuple[int, int, dict[str, Any]]) -> None:
+def test_arbitrary_text_chunks_without_raising(strategy: str, text: str, lim: tuple[int, int, dict[str, Any]]) -> None:
     """Any str at all chunks, and the contract still holds."""
     target, cap, options = lim
     doc = chunker.parse(text, name="any.md")
-    check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap, **options), cap)
+    check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap, strategy=strategy, **options), cap)
 
 
+@pytest.mark.parametrize("strategy", chunker.STRATEGIES)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 # 16 *characters* cannot hold a re-opened fence line and its close; 64 is about 16 tokens.
 @given(text=documents(), lim=limits(smallest=64))
-def test_contract_holds_with_a_plain_counting_callable(text: str, lim: tuple[int, int, dict[str, Any]]) -> None:
+def test_contract_holds_with_a_plain_counting_callable(
+    strategy: str, text: str, lim: tuple[int, int, dict[str, Any]]
+) -> None:
     """A character-counting callable (no exact sums) still gives exact, capped chunks."""
     target, cap, options = lim
     doc = chunker.parse(text, name="gen.md", tokenizer=len)
-    check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap, **options), cap)
+    check_chunk_set(doc, chunker.chunk(doc, target=target, hard_cap=cap, strategy=strategy, **options), cap)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import chunker
 import chunker.split as split
+from chunker.parse import unclosed_fence
 from chunker.tokens import Tokenizer
 from tests.conftest import CORPUS, corpus_files, requires_corpus
 from tests.invariants import check_chunk_set
@@ -311,3 +312,17 @@ def test_no_cut_piece_under_50_tokens_over_the_corpus() -> None:
         if len(chunks) > 1:
             small += [(path.name, c.id, c.token_count) for c in chunks if c.token_count < 50 and c.flags]
     assert not small, small
+
+
+@pytest.mark.parametrize("strategy", chunker.STRATEGIES)
+def test_a_fence_with_a_blank_body_is_never_cut_into_bare_fence_lines(strategy: str) -> None:
+    """Found by the generated-document tests: headings left 1 token of room, and the block "```\\n\\n```"
+    was cut between its lines into two pieces that each opened a fence. It stays whole; the headings,
+    which then fill the cap by themselves, are a heading-only chunk (the exception of step 9)."""
+    text = "alpha alpha alpha délta\n===\n\n## alpha alpha alpha\n\n```\n\n```"
+    doc = chunker.parse(text, name="gen.md")
+    for target in (1, 2):
+        chunks = chunker.chunk(doc, target, 16, strategy=strategy)
+        assert chunks[-1].markdown.endswith("```\n\n```")
+        assert all(unclosed_fence(c.markdown) == "" for c in chunks), [c.markdown for c in chunks]
+        assert "heading_only" in chunks[0].flags
