@@ -6,7 +6,8 @@
    section, within the hard cap (:mod:`chunker.balanced`, :mod:`chunker.optimal`,
    :mod:`chunker.reference`);
 2. **sibling merge**: neighbours whose breadcrumbs share a parent join within the cap
-   (:func:`merge_siblings`; not under ``optimal``, whose cost already weighs it);
+   (:func:`merge_siblings`; not under ``optimal``, whose cost already weighs it); under
+   ``balanced`` a small preamble then joins the chunk after it (:func:`join_small_preamble`);
 3. **exact counts**: each draft's markdown counted, re-packed where a tokenizer without
    exact sums overshot (:func:`exact_counts`);
 4. **small chunks**: a chunk under the small size (or ``min_tokens``; under ``reference``
@@ -29,7 +30,7 @@ from collections.abc import Callable
 from chunker.balanced import balanced_walk
 from chunker.chunkset import Chunk, ChunkSet
 from chunker.context import breadcrumb_line, nearest_clause
-from chunker.drafts import Counted, Draft, Packing, Unit, joinable, running_sizes
+from chunker.drafts import SMALL_TOKENS, Counted, Draft, Packing, Unit, joinable, running_sizes
 from chunker.hierarchy import outline
 from chunker.model import Document
 from chunker.optimal import optimal_walk
@@ -93,6 +94,8 @@ def chunk_with(doc: Document, options: ChunkOptions) -> ChunkSet:
     drafts = WALKS[options.strategy](packing)
     if options.strategy != "optimal":
         drafts = merge_siblings(drafts, packing)
+    if options.strategy == "balanced":
+        drafts = join_small_preamble(drafts, packing)
     counted = join_small(exact_counts(drafts, packing), packing)
     chunks = to_chunks(counted, overlaps(counted, packing), packing)
     config = options.config(doc.tokenizer.name, ENGINE_VERSION)
@@ -123,6 +126,24 @@ def merge_siblings(drafts: list[Draft], packing: Packing) -> list[Draft]:
             continue
         out.append(draft)
     return out
+
+
+def join_small_preamble(drafts: list[Draft], packing: Packing) -> list[Draft]:
+    """A preamble under the small size joins the first chunk after it, when that fits (spec §5a).
+
+    The joined chunk's breadcrumb is ``[name]``. (Under ``optimal`` the cost decides it; under
+    ``reference`` the preamble stays on its own.)
+    """
+    if len(drafts) < 2 or not drafts[0].preamble or drafts[1].preamble:
+        return drafts
+    preamble, first = drafts[0], drafts[1]
+    if preamble.tokens >= min(SMALL_TOKENS, packing.target // 4) or not joinable(preamble.units[-1], first.units[0]):
+        return drafts
+    top = (packing.doc.name,)
+    tokens = preamble.tokens + preamble.units[-1].join + first.tokens
+    if tokens > packing.budget(top):
+        return drafts
+    return [Draft(top, units=[*preamble.units, *first.units], tokens=tokens), *drafts[2:]]
 
 
 # -- 3. exact counts -------------------------------------------------------------------

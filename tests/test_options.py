@@ -173,8 +173,9 @@ def test_tiny_chunk_prefers_the_neighbour_giving_the_smaller_result() -> None:
 
 
 def test_unmergeable_tiny_chunk_is_flagged() -> None:
-    """A small preamble has no neighbour of its own section: it stays, flagged `tiny`."""
-    _, chunks = run(f"Short intro.\n\n# A\n\n{numbered(12)}\n", 40, 80, min_tokens=20)
+    """A small preamble has no neighbour of its own section: under reference (where it does not join
+    the chunk after it, spec §5a) it stays, flagged `tiny`."""
+    _, chunks = run(f"Short intro.\n\n# A\n\n{numbered(12)}\n", 40, 80, min_tokens=20, strategy="reference")
     assert chunks[0].markdown == "Short intro."
     assert "tiny" in chunks[0].flags
     assert all("tiny" not in c.flags for c in chunks[1:] if c.token_count >= 20)

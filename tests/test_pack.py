@@ -86,11 +86,16 @@ def test_small_top_level_sections_merge_under_the_document() -> None:
 
 
 def test_preamble_chunks_never_merge_with_section_chunks() -> None:
-    """Step 6: a small preamble stays apart even when a merge would fit."""
-    text = f"{words(10)}\n\n# A\n\n{words(10)}\n\n# B\n\n{words(195)}\n"
+    """Step 6: a preamble at the small size (25 tokens at target 100) stays apart even when a merge
+    would fit; a smaller one joins the chunk after it (spec §5a), under the document's breadcrumb."""
+    text = f"{words(30)}\n\n# A\n\n{words(10)}\n\n# B\n\n{words(195)}\n"
     chunks = run(text, 100, 200)
-    assert chunks[0].markdown == words(10)
+    assert chunks[0].markdown == words(30)
     assert chunks[1].headings == ["A"]
+    small = run(text.replace(words(30), words(10), 1), 100, 200)
+    assert small[0].markdown == f"{words(10)}\n\n# A\n\n{words(10)}"
+    assert small[0].breadcrumb == ["doc.md"] and small[0].headings == ["A"]
+    assert run(text.replace(words(30), words(10), 1), 100, 200, strategy="reference")[0].markdown == words(10)
 
 
 def test_heading_travels_forward_with_its_content() -> None:

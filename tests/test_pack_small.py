@@ -114,8 +114,13 @@ def test_pending_headings_still_take_the_path_of_their_content() -> None:
 def assert_breadcrumbs_hold_their_chunks(doc: chunker.Document, chunks: chunker.ChunkSet) -> None:
     """Each breadcrumb names nested sections, the last of which holds the chunk's span after
     its leading headings (headings that waited for their content take the content's path);
-    a chunk holding preamble text holds no heading (unless it is the whole document)."""
+    a chunk holding preamble text holds no heading (unless it is the whole document, or a small
+    preamble joined the chunk after it: spec §5a)."""
     preamble_end = doc.blocks[doc.root.direct_end].start if doc.root.children else len(doc.text)
+    small = min(50, chunks.config["target"] // 4)  # spec §5a: a smaller preamble may join the next chunk
+    small_preamble_joins = (
+        chunks.config["strategy"] != "reference" and doc.region_tokens(doc.root.first, doc.root.direct_end) < small
+    )
     headings = {b.start: b.end for b in doc.blocks if b.kind == "heading"}
     text = doc.text
     for chunk in chunks:
@@ -128,7 +133,7 @@ def assert_breadcrumbs_hold_their_chunks(doc: chunker.Document, chunks: chunker.
             start = end - len(rest.lstrip())
         holders = [s for s in sections if s is doc.root or (s.char_span[0] <= start and end <= s.char_span[1])]
         assert holders, f"{doc.name} {chunk.id}: breadcrumb {chunk.breadcrumb} does not hold {chunk.char_span}"
-        if chunk.char_span[0] < preamble_end and len(chunks) > 1:
+        if chunk.char_span[0] < preamble_end and len(chunks) > 1 and not small_preamble_joins:
             assert end <= preamble_end, f"{doc.name} {chunk.id}: preamble mixed with heading content"
 
 
@@ -245,11 +250,16 @@ def test_small_heading_and_intro_join_the_cut_block_that_follows() -> None:
     assert chunks[1].breadcrumb == ["doc.md", "Top", "Child"]
 
 
-def test_small_preamble_never_joins_heading_content() -> None:
-    """Spec §5.3: a small preamble stays alone by default, and is not flagged `tiny`."""
-    chunks = run(f"Short intro.\n\n# A\n\n{words(150)}\n\n# B\n\n{words(150)}\n", 100, 200)
-    assert chunks[0].markdown == "Short intro."
-    assert chunks[0].flags == []
+def test_a_small_preamble_joins_the_chunk_after_it_and_stays_alone_under_reference() -> None:
+    """Spec §5a: under balanced a preamble under the small size joins the first chunk after it when
+    that fits (breadcrumb the document); under reference it stays alone, and is not flagged `tiny`."""
+    text = f"Short intro.\n\n# A\n\n{words(150)}\n\n# B\n\n{words(150)}\n"
+    chunks = run(text, 100, 200)
+    assert chunks[0].markdown.startswith("Short intro.\n\n# A\n\nword")
+    assert chunks[0].breadcrumb == ["doc.md"]
+    alone = run(text, 100, 200, strategy="reference")
+    assert alone[0].markdown == "Short intro."
+    assert alone[0].flags == []
 
 
 def test_small_last_piece_of_a_cut_block_joins_its_neighbour_in_the_cutter() -> None:
