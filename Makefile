@@ -7,7 +7,7 @@ PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 SOURCES := chunker chunk_inspector tests benchmarks scripts app.py pages
 
-.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-ray bench-peers bench-retrieval bench-app-evaluate bench-strategies golden clean
+.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-ray bench-peers bench-retrieval bench-app-evaluate golden clean
 
 # The [dense] extra (sentence-transformers) comes too, so its tests run; constraints-cpu.txt holds torch
 # to the CPU build (~190 MB; a plain `torch` resolves to the CUDA build and ~3 GB of nvidia wheels).
@@ -82,10 +82,6 @@ bench-peers: $(PEERS_VENV)/.installed
 	$(PEERS_VENV)/bin/python benchmarks/peers.py --write docs/BENCHMARKS.md
 
 # Retrieval quality (EVAL.md) on the shared question sets: the engine and the peers, BM25 and MiniLM.
-# The three packing strategies on the corpus at 256/512: sizes, small chunks, defects, pack and re-chunk time.
-bench-strategies: setup
-	$(PY) benchmarks/strategies.py --write docs/BENCHMARKS.md
-
 bench-retrieval: $(PEERS_VENV)/.installed
 	$(PEERS_VENV)/bin/python benchmarks/retrieval.py --write docs/BENCHMARKS.md --retrievers bm25
 	$(PEERS_VENV)/bin/python benchmarks/retrieval.py --write docs/BENCHMARKS.md --retrievers dense --sets markdown \

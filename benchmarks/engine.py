@@ -8,8 +8,12 @@ strikethrough) plus one tiktoken cl100k_base pass over its text. Measured:
 - the same with the parser of record forced (``CHUNKER_PARSER=markdown-it``), to show
   what the compiled fast path (``chunker/fastparse.py``) buys;
 - ``parse`` alone;
-- re-chunking an already parsed document at new limits (256/512), goal: within 0.1x;
-- linearity: chunk_markdown on a 2 MB document vs a 1 MB one, goal: at most 2.2x.
+- re-chunking an already parsed document at new limits (256/512), under each strategy, goal:
+  within 0.1x;
+- ``chunk_markdown`` under ``balanced`` (it must not get slower);
+- linearity: chunk_markdown on a 2 MB document vs a 1 MB one, goal: at most 2.2x;
+- and, in a second table, each strategy's chunks on the corpus at 256/512 (sizes, small
+  chunks, the share starting at a heading, structural defects).
 
 Each figure is the best of ``--repeat`` rounds over the whole corpus, in one process, the
 measures interleaved round by round, so that drift in machine speed (other jobs on a shared
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -98,15 +103,19 @@ def main() -> int:
         for name, text in texts:
             chunker.parse(text, name=name)
 
-    def rechunk_after_first_view() -> float:
+    def rechunk_after_first_view(strategy: str) -> float:
         """A slider move: documents parsed and chunked once (untimed), then re-chunked at new limits."""
         docs = [chunker.parse(text, name=name) for name, text in texts]
         for doc in docs:
-            chunker.chunk(doc, target=512, hard_cap=1024)
+            chunker.chunk(doc, target=512, hard_cap=1024, strategy=strategy)
         start = time.perf_counter()
         for doc in docs:
-            chunker.chunk(doc, target=256, hard_cap=512)
+            chunker.chunk(doc, target=256, hard_cap=512, strategy=strategy)
         return time.perf_counter() - start
+
+    def whole_balanced() -> None:
+        for name, text in texts:
+            chunker.chunk_markdown(text, name=name, strategy="balanced")
 
     big = BIG.read_text(encoding="utf-8")
     double = big + "\n\n" + big
@@ -119,15 +128,17 @@ def main() -> int:
         "whole256": whole(256, 512),
         "reference": reference,
         "parse": parse_only,
+        "whole balanced": whole_balanced,
     }
-    runs: dict[str, list[float]] = {key: [] for key in [*measures, "rechunk"]}
+    runs: dict[str, list[float]] = {key: [] for key in [*measures, *(f"rechunk {s}" for s in chunker.STRATEGIES)]}
     load_before = os.getloadavg()[0]
     for _ in range(args.repeat):
         for key, fn in measures.items():
             runs[key].append(best_of(1, fn))
-        runs["rechunk"].append(rechunk_after_first_view())
+        for strategy in chunker.STRATEGIES:
+            runs[f"rechunk {strategy}"].append(rechunk_after_first_view(strategy))
     best = {key: min(times) for key, times in runs.items()}
-    t_floor, t_floor_deep, t_whole, t_rechunk = (best[k] for k in ("floor", "deep", "whole", "rechunk"))
+    t_floor, t_floor_deep, t_whole = (best[k] for k in ("floor", "deep", "whole"))
     t_1mb = best_of(args.repeat, lambda: chunker.chunk_markdown(big, name="1mb.md"))
     t_2mb = best_of(args.repeat, lambda: chunker.chunk_markdown(double, name="2mb.md"))
     load_after = os.getloadavg()[0]
@@ -144,7 +155,23 @@ def main() -> int:
             True,
         ),
         ("`parse` alone (blocks, tree, exact counts)", best["parse"], best["parse"] / t_floor, "-", True),
-        ("re-chunk a parsed document (256/512)", t_rechunk, t_rechunk / t_floor, "≤ 0.1×", t_rechunk / t_floor <= 0.1),
+        *(
+            (
+                f"re-chunk a parsed document (256/512), `{s}`{' (default)' if s == chunker.DEFAULT_STRATEGY else ''}",
+                best[f"rechunk {s}"],
+                best[f"rechunk {s}"] / t_floor,
+                "≤ 0.1×",
+                best[f"rechunk {s}"] / t_floor <= 0.1,
+            )
+            for s in chunker.STRATEGIES
+        ),
+        (
+            "`chunk_markdown` (512/1024), `balanced`",
+            best["whole balanced"],
+            best["whole balanced"] / t_floor,
+            "-",
+            True,
+        ),
         ("floor with maxNesting=100 (the engine's parse depth)", t_floor_deep, t_floor_deep / t_floor, "-", True),
         (
             "`chunk_markdown` against that floor",
@@ -176,9 +203,55 @@ def main() -> int:
     ]
     table = "\n".join(lines)
     print(table)
+    strategies = strategies_table(texts)
+    print(strategies)
     if args.write:
         write_section(args.write, "engine", table)
+        write_section(args.write, "strategies", strategies)
     return 0
+
+
+def strategies_table(texts: list[tuple[str, str]], target: int = 256, hard_cap: int = 512) -> str:
+    """Each strategy's chunks over the corpus: count, tokens, spread of sizes, chunks under 50 tokens,
+    the share starting at a heading, structural defects (``chunk_inspector.peer_metrics``)."""
+    from chunk_inspector.peer_metrics import measure
+    from chunk_inspector.peers import engine_chunks
+
+    count = get_tokenizer("cl100k_base").count
+    docs = [chunker.parse(text, name=name) for name, text in texts]
+    lines = [
+        f"The strategies on the corpus at {target}/{hard_cap} (cl100k_base); their re-chunk times are in the "
+        "table above.",
+        "",
+        "| strategy | chunks | tokens | p10 | median | p90 | s.d. | < 50 tokens | start at a heading | defects "
+        "| heading-only |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for strategy in chunker.STRATEGIES:
+        sizes: list[int] = []
+        at_heading = defects = heading_only = 0
+        for doc in docs:
+            chunks = chunker.chunk(doc, target, hard_cap, strategy=strategy)
+            heading_starts = {b.start for b in doc.blocks if b.kind == "heading"}
+            sizes += [c.token_count for c in chunks]
+            at_heading += sum(c.char_span[0] in heading_starts for c in chunks)
+            m = measure(doc.text, engine_chunks(chunks), count, hard_cap=hard_cap)
+            defects += m.over_cap + m.unbalanced_fence + m.headless_table
+            heading_only += m.heading_only
+        deciles = statistics.quantiles(sizes, n=10)
+        default = " (default)" if strategy == chunker.DEFAULT_STRATEGY else ""
+        lines.append(
+            f"| {strategy}{default} | {len(sizes):,} | {sum(sizes):,} | {deciles[0]:.0f} | "
+            f"{statistics.median(sizes):.0f} | {deciles[-1]:.0f} | {statistics.pstdev(sizes):.0f} | "
+            f"{sum(n < 50 for n in sizes)} | {at_heading / len(sizes):.0%} | {defects} | {heading_only} |"
+        )
+    lines += [
+        "",
+        "Defects: chunks over the hard cap, unbalanced code fences and table pieces without their header. "
+        "Heading-only: chunks of headings alone (spec §5 step 8 allows them for a section with no content). "
+        "Command: `python benchmarks/engine.py --write docs/BENCHMARKS.md` (`make bench`).",
+    ]
+    return "\n".join(lines)
 
 
 def _fast_path() -> str:

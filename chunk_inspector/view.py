@@ -11,7 +11,7 @@ import html
 import itertools
 import statistics
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,29 +53,17 @@ PALETTE = (
 
 
 @dataclass(frozen=True, slots=True)
-class Settings:
-    """Everything that decides a chunk set, as the app's controls hold it."""
+class Settings(chunker.ChunkOptions):
+    """Everything that decides a chunk set, as the app's controls hold it: the engine's options (the
+    app's defaults: target 256, hard cap 512) and the tokenizer. Validated as the options are."""
 
-    tokenizer: str = "cl100k_base"
     target: int = 256
     hard_cap: int = 512
-    overlap: int = 0
-    min_tokens: int = 0
-    repeat_table_header: bool = True
-    breadcrumb_in_budget: bool = False
-    strategy: str = chunker.DEFAULT_STRATEGY
+    tokenizer: str = "cl100k_base"
 
     def chunk_options(self) -> chunker.ChunkOptions:
-        """The engine's options for these settings (raises ``chunker.ConfigError`` on a bad combination)."""
-        return chunker.ChunkOptions(
-            self.target,
-            self.hard_cap,
-            overlap=self.overlap,
-            min_tokens=self.min_tokens,
-            breadcrumb_in_budget=self.breadcrumb_in_budget,
-            repeat_table_header=self.repeat_table_header,
-            strategy=self.strategy,
-        )
+        """The engine's options alone (without the tokenizer)."""
+        return chunker.ChunkOptions(**{f.name: getattr(self, f.name) for f in fields(chunker.ChunkOptions)})
 
     @property
     def tiny_below(self) -> int:

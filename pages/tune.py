@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import asdict
 from typing import Any
 
 import pandas as pd
@@ -46,7 +46,8 @@ def _with_recall(opened: frame.Opened, data: pd.DataFrame, loaded: Any) -> pd.Da
     grid = tuple((int(t), int(c)) for t, c in zip(data["target"], data["hard_cap"], strict=True))
     cache: dict[Any, list[float | None]] = st.session_state.setdefault("sweep_recalls", {})
     # the grid's own target and cap replace the sidebar's; everything else of the settings counts
-    cache_key = (key, retriever, index_label, grid, settings.tokenizer, replace(settings, target=1, hard_cap=16))
+    others = tuple((name, value) for name, value in asdict(settings).items() if name not in ("target", "hard_cap"))
+    cache_key = (key, retriever, index_label, grid, others)
     if cache_key not in cache:
         docs = {
             name: frame.parse_cached(frame.digest(text), name, settings.tokenizer, text)
