@@ -283,17 +283,34 @@ def _controls() -> Settings:
             tokenizer = hf_tokenizer_path(hf_file.getvalue())
         except chunker.ChunkerError as exc:
             side.error(f"{hf_file.name}: {exc}")
-    target = min(int(state.target), int(state.hard_cap))
+    hard_cap = int(state.hard_cap)
+    overlap, min_tokens, in_budget = _held_by(hard_cap, int(state.overlap), int(state.min_tokens), side)
     return Settings(
         tokenizer=tokenizer,
-        target=target,
-        hard_cap=int(state.hard_cap),
-        overlap=int(state.overlap),
-        min_tokens=int(state.min_tokens),
+        target=min(int(state.target), hard_cap),
+        hard_cap=hard_cap,
+        overlap=overlap,
+        min_tokens=min_tokens,
         repeat_table_header=bool(state.repeat_table_header),
-        breadcrumb_in_budget=bool(state.breadcrumb_in_budget),
+        breadcrumb_in_budget=bool(state.breadcrumb_in_budget) and in_budget,
         strategy=str(state.strategy or chunker.DEFAULT_STRATEGY),
     )
+
+
+def _held_by(hard_cap: int, overlap: int, min_tokens: int, side: Any) -> tuple[int, int, bool]:
+    """The overlap and minimum chunk lowered to what ``hard_cap`` can hold (a link or the number inputs
+    may ask for more), and whether it can hold a breadcrumb too; a warning says what was lowered."""
+    fixes = []
+    if overlap * 2 >= hard_cap:
+        fixes.append(f"overlap {overlap} → {(hard_cap - 1) // 2} (less than half the hard cap)")
+        overlap = (hard_cap - 1) // 2
+    if min_tokens > hard_cap:
+        fixes.append(f"minimum chunk {min_tokens} → {hard_cap} (the hard cap)")
+        min_tokens = hard_cap
+    in_budget = hard_cap >= 2 * chunker.MIN_HARD_CAP
+    if fixes:
+        side.warning("Using " + "; ".join(fixes) + ".")
+    return overlap, min_tokens, in_budget
 
 
 def sidebar() -> None:

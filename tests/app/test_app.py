@@ -243,3 +243,18 @@ def test_a_broken_tokenizer_json_gets_a_message_and_the_encoding_stays(app: AppT
     assert not app.exception
     assert any("tokenizer.json" in e.value for e in app.sidebar.error)
     assert metric(app, "Chunks") == str(engine_count(GUIDE, 256, 512))
+
+
+def test_options_the_hard_cap_cannot_hold_are_lowered_with_a_warning() -> None:
+    """A shared link (or the number inputs) may ask for an overlap of half the cap or more, or a minimum
+    chunk above it: the app lowers them, says so, and chunks; it never shows an exception."""
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params["hard_cap"] = "512"
+    at.query_params["target"] = "256"
+    at.query_params["overlap"] = "1000"
+    at.query_params["min_tokens"] = "600"
+    at.run()
+    assert not at.exception
+    warning = " ".join(w.value for w in at.sidebar.warning)
+    assert "overlap 1000 → 255" in warning and "minimum chunk 600 → 512" in warning
+    assert metric(at, "Chunks") == str(engine_count(GUIDE, 256, 512, overlap=255, min_tokens=512))
