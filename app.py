@@ -30,3 +30,4 @@ try:
     page.run()
 finally:
     st.session_state.in_frame = False
+    frame.release()  # unpin this run's documents in the shared cache (chunk_inspector/cache.py)

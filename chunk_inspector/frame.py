@@ -2,14 +2,17 @@
 
 ``app.py`` calls :func:`sidebar` on every run, before the page; pages call
 :func:`current` to get the open document, its chunk set and the settings.
-Parsing and counting are cached per (text, tokenizer); a slider move only
-re-packs (itself cached per settings).
+Parsing and counting are cached per (text, name, tokenizer); a slider move only
+re-packs (itself cached per settings). Both live in the server's one memory-bounded
+cache (:mod:`chunk_inspector.cache`), pinned while a run uses them; app.py calls
+:func:`release` at the end of every run.
 """
 
 from __future__ import annotations
 
 import hashlib
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,7 @@ from typing import Any
 import streamlit as st
 
 import chunker
+from chunk_inspector import cache
 from chunk_inspector.view import Settings
 from chunker.decode import decode_markdown
 
@@ -25,11 +29,15 @@ __all__ = [
     "SAMPLES_DIR",
     "Opened",
     "chunk_cached",
+    "chunks_key",
     "current",
     "digest",
+    "document_key",
     "hf_tokenizer_path",
     "load_upload",
+    "open_document",
     "parse_cached",
+    "release",
     "sidebar",
 ]
 
@@ -87,16 +95,97 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-@st.cache_resource(max_entries=24, show_spinner="Parsing and counting tokens…")
+def document_key(key: str, name: str, tokenizer: str) -> tuple[str, str, str, str]:
+    """The shared cache's key of a parsed document (:mod:`chunk_inspector.cache`)."""
+    return ("doc", key, name, tokenizer)
+
+
+def chunks_key(key: str, name: str, settings: Settings) -> tuple[str, str, str, Settings]:
+    """The shared cache's key of a chunk set (it depends on its document's key)."""
+    return ("chunks", key, name, settings)
+
+
+_parse_ratio = 16.0  # bytes of a parsed document per character of text, as last measured (a guess at first)
+_caches_lock = threading.Lock()
+# doc key -> (id of the Document, its caches' entries and bytes last counted)
+_caches_seen: dict[tuple[str, str, str, str], tuple[int, int, int]] = {}
+
+
+def open_document(key: str, name: str, tokenizer: str, text: str) -> cache.Got[chunker.Document]:
+    """The parsed document from the shared cache (parsed and measured on a miss), pinned for this run.
+    Before a parse, least recently used documents are evicted to make room for it (by the size measured
+    per character of the last parse); ``kept`` is False when it alone is larger than the whole budget."""
+    global _parse_ratio
+    store = cache.shared()
+    doc_key = document_key(key, name, tokenizer)
+
+    def parse() -> chunker.Document:
+        return chunker.parse(text, name=name, tokenizer=tokenizer)
+
+    def get() -> cache.Got[chunker.Document]:
+        return store.get(
+            doc_key, parse, cache.document_size, pin=cache.run_holder(), room=int(_parse_ratio * len(text))
+        )
+
+    if doc_key in store:
+        return get()
+    with st.spinner("Parsing and counting tokens…"):
+        got = get()
+    if got.made and text:
+        _parse_ratio = got.size / len(text)
+    return got
+
+
 def parse_cached(key: str, name: str, tokenizer: str, _text: str) -> chunker.Document:
-    """One parse per (text, name, tokenizer); ``_text`` is identified by ``key``, not hashed again."""
-    return chunker.parse(_text, name=name, tokenizer=tokenizer)
+    """One parse per (text, name, tokenizer), shared by all sessions within the cache's memory budget;
+    ``_text`` is identified by ``key``, not hashed again."""
+    return open_document(key, name, tokenizer, _text).value
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
 def chunk_cached(key: str, name: str, settings: Settings, _doc: chunker.Document) -> chunker.ChunkSet:
-    """Re-pack only: the Document (and its memo of cutting work) comes from :func:`parse_cached`."""
-    return chunker.chunk_with(_doc, settings.chunk_options())
+    """Re-pack only: the Document (and its caches of cutting work) comes from :func:`parse_cached`. The chunk
+    set is cached with its document (evicted with it) while the document is; pinned for this run."""
+    doc_key = document_key(key, name, settings.tokenizer)
+
+    def pack() -> chunker.ChunkSet:
+        return chunker.chunk_with(_doc, settings.chunk_options())
+
+    got = cache.shared().get(
+        chunks_key(key, name, settings),
+        pack,
+        lambda chunks: cache.chunk_set_size(chunks, _doc),
+        depends_on=(doc_key,),
+        pin=cache.run_holder(),
+    )
+    if got.made:
+        _count_caches(doc_key, _doc)
+    return got.value
+
+
+def _count_caches(doc_key: tuple[str, str, str, str], doc: chunker.Document) -> None:
+    """Add what a re-pack put in the document's caches to its size in the cache: measured again whenever
+    they have grown by a tenth (the first re-pack fills most of them; later ones add little)."""
+    store = cache.shared()
+    with _caches_lock:
+        seen, entries, counted = _caches_seen.get(doc_key, (id(doc), 0, 0))
+        if seen != id(doc):  # parsed again since: its caches start empty
+            entries = counted = 0
+        now = cache.caches_entries(doc)
+        if now - entries <= max(100, entries // 10) or doc_key not in store:
+            return
+        nbytes = cache.caches_size(doc)
+        _caches_seen[doc_key] = (id(doc), now, nbytes)
+        if len(_caches_seen) > 1024:  # forget documents the cache no longer holds
+            for gone in [k for k in _caches_seen if k not in store]:
+                del _caches_seen[gone]
+    store.grow(doc_key, nbytes - counted)
+
+
+def release() -> None:
+    """End of a run: unpin what it used (so the cache may evict it) and let go of the open document, which
+    the cache alone keeps between runs (else every session's last document would outlive its eviction)."""
+    cache.shared().release(cache.run_holder())
+    st.session_state.opened = None
 
 
 def samples() -> list[str]:
@@ -323,13 +412,34 @@ def sidebar() -> None:
         picked = (default, (SAMPLES_DIR / default).read_text(encoding="utf-8"))
     name, text = picked
     key = digest(text)
+    cache.shared().release(cache.run_holder())  # the last run's pins, if it ended without release()
     try:
-        doc = parse_cached(key, name, settings.tokenizer, text)
+        got = open_document(key, name, settings.tokenizer, text)
+        doc = got.value
         chunks = chunk_cached(key, name, settings, doc)
     except chunker.ChunkerError as exc:
         st.session_state.opened = None
         st.session_state.open_error = str(exc)
         return
+    except MemoryError:
+        st.session_state.opened = None
+        st.session_state.open_error = (
+            f"The server ran out of memory opening {name} ({len(text.encode('utf-8', 'surrogatepass')) / 1e6:.1f} "
+            "MB). Try again in a moment, or chunk it with the CLI: python -m chunker"
+        )
+        return
+    store = cache.shared()
+    footprint = (store.size_of(document_key(key, name, settings.tokenizer)) or got.size) + (
+        store.size_of(chunks_key(key, name, settings)) or 0
+    )
+    if not got.kept or footprint > store.budget:
+        budget = store.budget
+        st.warning(
+            f"{name} takes {footprint / cache.MB:,.1f} MiB of memory once parsed, more than the app's whole cache "
+            f"({budget / cache.MB:.4g} MiB, set by {cache.ENV_BUDGET}). It is shown, but not kept: every change "
+            "of a setting parses it again. For files this size the CLI is faster: python -m chunker",
+            icon="⚠️",
+        )
     st.session_state.opened = Opened(doc, chunks, settings, key)
     st.session_state.open_error = ""
 

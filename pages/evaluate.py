@@ -9,7 +9,7 @@ import importlib.util
 import streamlit as st
 
 import chunker
-from chunk_inspector import evaluate_view, frame, peers
+from chunk_inspector import cache, evaluate_view, frame, peers
 from chunk_inspector.evaluate import BUDGET, Contender, Evaluation, K, evaluate
 from chunk_inspector.evaluate_view import INDEXES, EngineRun
 from chunk_inspector.questions import QuestionSet, QuestionSetError
@@ -33,13 +33,22 @@ def _bundled(stamp: tuple[int, int]) -> tuple[str, QuestionSet]:
     return evaluate_view.set_key(questions), questions
 
 
-@st.cache_resource(max_entries=8, show_spinner="Checking the question set…")
 def _uploaded(
     data_key: str, filename: str, open_name: str, open_key: str, _data: bytes, _open_text: str
 ) -> tuple[str, QuestionSet]:
-    documents = evaluate_view.upload_documents(frame.SAMPLES_DIR, open_name, _open_text)
-    questions = evaluate_view.read_upload(filename, _data, documents)
-    return evaluate_view.set_key(questions), questions
+    """Read and checked once per (upload, open document); kept in the app's memory-bounded cache (its
+    documents' texts count)."""
+
+    def read() -> tuple[str, QuestionSet]:
+        documents = evaluate_view.upload_documents(frame.SAMPLES_DIR, open_name, _open_text)
+        questions = evaluate_view.read_upload(filename, _data, documents)
+        return evaluate_view.set_key(questions), questions
+
+    with st.spinner("Checking the question set…"):
+        got = cache.shared().get(
+            ("questions", data_key, filename, open_name, open_key), read, cache.deep_size, pin=cache.run_holder()
+        )
+    return got.value
 
 
 @st.cache_resource(max_entries=2, show_spinner="Loading the retriever…")
@@ -58,17 +67,39 @@ def _repack(name: str, doc: chunker.Document, settings: Settings) -> chunker.Chu
     return frame.chunk_cached(frame.digest(doc.text), name, settings, doc)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
 def _engine_run(key: str, settings: Settings, retriever: str, index: str, _questions: QuestionSet) -> EngineRun:
-    """One evaluation per (set, settings, retriever, index); the documents come from the app's caches."""
-    return evaluate_view.run_engine(
-        _questions, settings, _retriever(retriever), INDEXES[index], _parse(settings.tokenizer), _repack
+    """One evaluation per (set, settings, retriever, index), in the app's memory-bounded cache. Its documents
+    and chunk sets come from that cache too: counted there, not again here, and the evaluation, which holds
+    them, depends on them (evicted with any of them)."""
+
+    def run() -> EngineRun:
+        return evaluate_view.run_engine(
+            _questions, settings, _retriever(retriever), INDEXES[index], _parse(settings.tokenizer), _repack
+        )
+
+    def size(run: EngineRun) -> int:
+        return cache.deep_size(run, exclude=[*run.docs.values(), *run.chunk_sets.values(), _questions])
+
+    chunk_keys = [frame.chunks_key(frame.digest(text), name, settings) for name, text in _questions.documents.items()]
+    return (
+        cache.shared()
+        .get(("eval", key, settings, retriever, index), run, size, depends_on=chunk_keys, pin=cache.run_holder())
+        .value
     )
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
 def _peer_run(key: str, peer: str, hard_cap: int, target: int, retriever: str, _questions: QuestionSet) -> Evaluation:
-    return evaluate(_questions, Contender.of_peer(peer, hard_cap, target), _retriever(retriever))
+    """A peer's evaluation, in the app's memory-bounded cache (its chunks' texts count)."""
+    return (
+        cache.shared()
+        .get(
+            ("peer-eval", key, peer, hard_cap, target, retriever),
+            lambda: evaluate(_questions, Contender.of_peer(peer, hard_cap, target), _retriever(retriever)),
+            lambda ev: cache.deep_size(ev, exclude=[_questions]),
+            pin=cache.run_holder(),
+        )
+        .value
+    )
 
 
 @st.cache_resource(max_entries=8, show_spinner="Counting the dense model's word pieces…")

@@ -7,6 +7,7 @@ Shared by the browser tests and benchmarks/app_slider.py. The browser is Debian'
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -14,7 +15,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -41,12 +42,24 @@ def _free_port() -> int:
 @contextmanager
 def serve_app(timeout: float = 90.0) -> Iterator[str]:
     """`streamlit run app.py` on a free local port; yields its URL, stops it afterwards."""
+    with serve_app_process(timeout) as (url, _):
+        yield url
+
+
+@contextmanager
+def serve_app_process(
+    timeout: float = 90.0, env: Mapping[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """:func:`serve_app`, yielding the server's process too (its pid for memory samples); ``env`` is added to
+    the server's environment. The server is stopped afterwards, killed if it does not stop."""
     port = _free_port()
     command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port)]
     command += ["--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none"]
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+        )
         try:
             deadline = time.monotonic() + timeout
             while not _healthy(url):
@@ -54,13 +67,14 @@ def serve_app(timeout: float = 90.0) -> Iterator[str]:
                     log.seek(0)
                     raise RuntimeError(f"streamlit did not start on {url}:\n{log.read().decode()[-2000:]}")
                 time.sleep(0.3)
-            yield url
+            yield url, process
         finally:
             process.terminate()
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait(timeout=10)
 
 
 def _healthy(url: str) -> bool:
