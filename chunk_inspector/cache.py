@@ -100,7 +100,14 @@ def document_size(doc: chunker.Document) -> int:
 def caches_size(doc: chunker.Document) -> int:
     """What the Document's caches hold (``Document.caches``: they grow at the first re-pack of each kind
     of cut)."""
-    return deep_size(doc.caches, exclude=(doc, doc.text, doc.blocks, doc.root, doc.source))
+    return deep_size(doc.caches, exclude=(doc, doc.text, doc.blocks, doc.root, doc.source, *_document_parts(doc)))
+
+
+def _document_parts(doc: chunker.Document) -> list[object]:
+    """The document's own objects (its sections, blocks, name and titles) that caches and chunk sets point
+    to rather than copy: counted with the document, not again."""
+    sections = list(doc.sections_in_order())
+    return [doc.name, *sections, *(s.title for s in sections), *doc.blocks, *(b.title for b in doc.blocks if b.title)]
 
 
 def caches_entries(doc: chunker.Document) -> int:
@@ -127,8 +134,7 @@ def chunk_set_size(chunks: chunker.ChunkSet, doc: chunker.Document) -> int:
     members = tuple(chunks)
     texts = [c.markdown for c in members]
     # the breadcrumbs and headings name the document's sections with the document's own strings
-    titles = [s.title for s in doc.sections_in_order()] + [b.title for b in doc.blocks if b.title]
-    shared = (doc, doc.text, doc.caches, doc.name, *titles)
+    shared = (doc, doc.text, doc.caches, *_document_parts(doc))
     total = deep_size(chunks, exclude=(*shared, *members)) + sum(map(sys.getsizeof, texts))
     if members:
         step = max(1, len(members) // CHUNK_SAMPLE)
