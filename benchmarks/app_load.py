@@ -38,7 +38,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -165,7 +165,7 @@ def in_flight_peak(path: Path) -> int:
         "base = status('VmRSS:')\n"
         "s = Settings()\n"
         "doc = chunker.parse(text, name='x.md')\n"
-        "chunks = chunker.chunk(doc, target=s.target, hard_cap=s.hard_cap, **s.options())\n"
+        "chunks = chunker.chunk_with(doc, s.chunk_options())\n"
         "print(status('VmHWM:') - base)\n"
     )
     done = subprocess.run(
@@ -331,9 +331,9 @@ def baseline(paths: list[Path]) -> list[tuple[float, float, float, float]]:
         t0 = time.perf_counter()
         doc = chunker.parse(text, name=path.name)
         t1 = time.perf_counter()
-        chunker.chunk(doc, target=s.target, hard_cap=s.hard_cap, **s.options())
+        chunker.chunk_with(doc, s.chunk_options())
         t2 = time.perf_counter()
-        chunker.chunk(doc, target=s.target, hard_cap=600, **s.options())
+        chunker.chunk_with(doc, replace(s.chunk_options(), hard_cap=600))
         t3 = time.perf_counter()
         out.append((path.stat().st_size / MB, t1 - t0, t2 - t1, t3 - t2))
     return out

@@ -27,7 +27,7 @@ def footprint(name: str) -> int:
     size = cache.document_size(doc)
     before = cache.caches_size(doc)
     settings = Settings()
-    chunks = chunker.chunk(doc, target=settings.target, hard_cap=settings.hard_cap, **settings.options())
+    chunks = chunker.chunk_with(doc, settings.chunk_options())
     return size + cache.caches_size(doc) - before + cache.chunk_set_size(chunks, doc)
 
 
