@@ -19,7 +19,17 @@ from chunker.options import ChunkOptions
 from chunker.split import Piece, cut_block
 from chunker.tokens import pretoken_tail
 
-__all__ = ["SMALL_TOKENS", "Counted", "Draft", "Packing", "Unit", "joinable", "piece_unit", "running_sizes"]
+__all__ = [
+    "SMALL_TOKENS",
+    "Counted",
+    "Draft",
+    "Packing",
+    "Unit",
+    "block_units",
+    "joinable",
+    "piece_unit",
+    "running_sizes",
+]
 
 # A chunk under min(SMALL_TOKENS, target // 4) tokens is small: it joins a neighbour when it can,
 # whatever min_tokens says (RAG users count chunks under about 50 tokens as defects).
@@ -28,7 +38,10 @@ SMALL_TOKENS = 50
 
 @dataclass(slots=True)
 class Unit:
-    """A run of source placed whole in a chunk: blocks ``[first, stop)``, or one cut piece."""
+    """A run of source placed whole in a chunk: blocks ``[first, stop)``, or one cut piece.
+
+    Never changed once made: a block's unit is shared by every packing of its document.
+    """
 
     start: int
     end: int
@@ -116,16 +129,7 @@ class Packing:
     # -- units ---------------------------------------------------------------
 
     def block_unit(self, index: int) -> Unit:
-        block = self.blocks[index]
-        return Unit(
-            block.start,
-            block.end,
-            block.tokens,
-            block.join_tokens,
-            index,
-            index + 1,
-            heading_only=block.kind == "heading",
-        )
+        return block_units(self.doc)[index]
 
     def front_matter_unit(self) -> Unit:
         fm = self.doc.front_matter_block
@@ -222,7 +226,8 @@ class Packing:
         start; a piece that stops before its block's trailing spaces, or starts after
         its leading indentation, leaves those uncounted.
         """
-        return all(self.meet_at_edges(left, right) for left, right in itertools.pairwise(draft.units))
+        pairs = itertools.pairwise(draft.units)
+        return all(self.meet_at_edges(a, b) for a, b in pairs if a.piece is not None or b.piece is not None)
 
     def meet_at_edges(self, left: Unit, right: Unit) -> bool:
         """Whether ``left`` ends as its block does and ``right`` starts at its block's start.
@@ -240,6 +245,17 @@ class Packing:
                 if pretoken_tail(text[left.start : left.end]) != pretoken_tail(text[block.start : block.end]):
                     return False
         return right.piece is None or right.start == self.block(right).start
+
+
+def block_units(doc: Document) -> tuple[Unit, ...]:
+    """Each block's unit, made once per document (``Document.caches.units``): they do not depend on the limits."""
+    units = doc.caches.units
+    if units is None:
+        units = doc.caches.units = tuple(
+            Unit(b.start, b.end, b.tokens, b.join_tokens, n, n + 1, heading_only=b.kind == "heading")
+            for n, b in enumerate(doc.blocks)
+        )
+    return units
 
 
 def piece_unit(block: Block, unit: Unit, piece: Piece, last: bool) -> Unit:

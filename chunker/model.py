@@ -25,7 +25,9 @@ from chunker.spans import SourceMap, Span
 from chunker.tokens import TextCounts, Tokenizer, get_tokenizer
 
 if TYPE_CHECKING:
+    from chunker.drafts import Unit
     from chunker.hierarchy import OutlineEntry
+    from chunker.optimal import BlockRow
     from chunker.split import CutCache
 
 __all__ = ["Block", "Document", "DocumentCaches", "Section"]
@@ -164,6 +166,8 @@ class DocumentCaches:
     sha256: str | None = None  # Document.sha256
     outline: tuple[OutlineEntry, ...] | None = None  # chunker.hierarchy.outline
     cuts: CutCache | None = None  # chunker.split.cut_cache: counts, joins and inner structure of cut blocks
+    units: tuple[Unit, ...] | None = None  # chunker.drafts.block_units: each block's unit
+    row: BlockRow | None = None  # chunker.optimal.block_row: the sections indexed, the blocks as a row of atoms
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -49,11 +49,13 @@ small chunks joined, overlap, clause numbers), but not its sibling merge.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import le
 
 from chunker.chunkset import Chunk
-from chunker.drafts import SMALL_TOKENS, Draft, Packing, Unit, joinable, piece_unit
+from chunker.drafts import SMALL_TOKENS, Draft, Packing, Unit, block_units, joinable, piece_unit
 from chunker.model import Block, Document, Section
 from chunker.options import ChunkOptions
 
@@ -182,6 +184,104 @@ def cost_terms(doc: Document, options: ChunkOptions, chunk: Chunk) -> CostTerms 
     return row.terms(i, k + 1)
 
 
+@dataclass(slots=True)
+class BlockRow:
+    """What the dynamic programme needs of a document at any limits, made once per document
+    (:func:`block_row`, kept in ``Document.caches.row``): its sections indexed, and its blocks as a
+    row of whole atoms with the boundaries between them.
+    """
+
+    sections: list[Section]  # the root first, then every section in document order
+    parent: list[int]  # each section's parent (the root's: 0)
+    first: list[int]  # each section's first block; the root's is -1: it also holds the front matter
+    paths: list[tuple[str, ...]]
+    keys: list[tuple[int, ...]]
+    section_of: list[int]  # each block's deepest section
+    levels: list[int]  # each block's heading level, 0 for other blocks
+    boundary: list[float]  # boundary[b]: the cost of a boundary between blocks b - 1 and b, both whole
+    # The blocks in order of need (ascending ``needs``): the tokens a block takes with the headings
+    # that travel forward with it, or the biggest of those headings. A block whose need is within
+    # every section's budget is never cut.
+    by_need: list[int]
+    needs: list[int]
+
+
+def block_row(doc: Document) -> BlockRow:
+    """The document's :class:`BlockRow`, made on first use."""
+    row = doc.caches.row
+    if row is None:
+        row = doc.caches.row = _make_block_row(doc)
+    return row
+
+
+def _make_block_row(doc: Document) -> BlockRow:
+    blocks = doc.blocks
+    sections: list[Section] = []
+    parent: list[int] = []
+    first: list[int] = []
+    paths: list[tuple[str, ...]] = []
+    keys: list[tuple[int, ...]] = []
+    section_of = [0] * len(blocks)
+    stack: list[tuple[Section, int]] = [(doc.root, -1)]
+    while stack:
+        section, up = stack.pop()
+        index = len(sections)
+        sections.append(section)
+        parent.append(max(up, 0))
+        if up < 0:
+            first.append(-1)
+            paths.append((doc.name,))
+            keys.append(())
+        else:
+            first.append(section.first)
+            paths.append((*paths[up], section.title))
+            keys.append((*keys[up], section.first))
+        section_of[section.first : section.direct_end] = [index] * (section.direct_end - section.first)
+        stack.extend((child, index) for child in reversed(section.children))
+    levels = [b.level if b.kind == "heading" else 0 for b in blocks]
+    units = block_units(doc)
+    boundary = [0.0] * len(blocks)
+    needs = [0] * len(blocks)
+    run: list[int] = []  # the headings just before the block: those that travel with content (_Row._heading_run)
+    for b, block in enumerate(blocks):
+        needs[b] = block.tokens
+        if b:
+            boundary[b] = _boundary(blocks, units[b - 1], units[b], levels[b - 1], levels[b])[0]
+        if block.kind == "heading":
+            run = [*run, b] if run and run[-1] == b - 1 and levels[b] > levels[b - 1] else [b]
+            continue
+        if run and run[-1] == b - 1:
+            with_run = block.tokens + sum(u.tokens + u.join for u in units[run[0] : b])
+            needs[b] = max(block.tokens, with_run, *(blocks[h].tokens for h in run))
+        run = []
+    by_need = sorted(range(len(blocks)), key=needs.__getitem__)
+    return BlockRow(
+        sections, parent, first, paths, keys, section_of, levels, boundary, by_need, [needs[b] for b in by_need]
+    )
+
+
+def _boundary(blocks: tuple[Block, ...], left: Unit, right: Unit, left_level: int, level: int) -> tuple[float, bool]:
+    """The cost of a boundary between atoms ``left`` and ``right`` (of heading levels ``left_level``
+    and ``level``, as in ``_Row.heading_level``), and whether one must be there."""
+    if left.piece is not None and right.piece is not None and left.first == right.first:
+        cost, must = BOUNDARY_IN_BLOCK, True
+    else:
+        cost = BOUNDARY_BEFORE_HEADING[level] if level else BOUNDARY_BETWEEN_BLOCKS
+        must = left.continues or not joinable(left, right)
+        if not level and _introduces(blocks, left, right):
+            cost += BOUNDARY_AFTER_INTRO
+    if left.heading_only and (not right.heading_only or level > left_level):
+        cost += FORBIDDEN
+    return cost, must
+
+
+def _introduces(blocks: tuple[Block, ...], left: Unit, right: Unit) -> bool:
+    """Whether ``left`` is (the end of) a paragraph and ``right`` starts a code block, table or list."""
+    if left.first < 0 or right.first < 0 or (right.piece is not None and right.start != blocks[right.first].start):
+        return False
+    return blocks[left.stop - 1].kind == "paragraph" and blocks[right.first].kind in _INTRODUCED
+
+
 class _Row:
     """The document as a row of atoms, with each atom's section, and the dynamic programme over it."""
 
@@ -190,46 +290,16 @@ class _Row:
         self.doc, self.blocks = packing.doc, packing.blocks
         self.target, self.hard_cap = packing.target, packing.hard_cap
         self.small = packing.small
-        self._index_sections()
-        self._build_atoms()
-        atoms, n = self.atoms, len(self.atoms)
-        self.boundary, self.must = self._boundaries()
-        self.sums = [0] * (n + 1)  # sums[k]: atoms [0, k) and the joins after each
-        self.inside = [0.0] * (n + 1)  # inside[k]: the cost of the headings among atoms [0, k)
-        for a, unit in enumerate(atoms):
-            self.sums[a + 1] = self.sums[a] + unit.tokens + unit.join
-            self.inside[a + 1] = self.inside[a] + HEADING_INSIDE[self.heading_level[a]]
-        self.total = 0.0  # the least total cost, once solved
-
-    # -- sections ----------------------------------------------------------------
-
-    def _index_sections(self) -> None:
-        """Each section's parent, first block, path, key; each block's deepest section."""
-        doc = self.doc
-        self.sections: list[Section] = []
-        self.parent: list[int] = []
-        self.first: list[int] = []  # the root's is -1: it also holds the front matter
-        self.paths: list[tuple[str, ...]] = []
-        self.keys: list[tuple[int, ...]] = []
-        self.section_of: list[int] = [0] * len(self.blocks)
-        stack: list[tuple[Section, int]] = [(doc.root, -1)]
-        while stack:
-            section, parent = stack.pop()
-            index = len(self.sections)
-            self.sections.append(section)
-            self.parent.append(max(parent, 0))
-            if parent < 0:
-                self.first.append(-1)
-                self.paths.append((doc.name,))
-                self.keys.append(())
-            else:
-                self.first.append(section.first)
-                self.paths.append((*self.paths[parent], section.title))
-                self.keys.append((*self.keys[parent], section.first))
-            for block in range(section.first, section.direct_end):
-                self.section_of[block] = index
-            stack.extend((child, index) for child in reversed(section.children))
+        row = self.row = block_row(self.doc)
+        self.sections, self.parent, self.first = row.sections, row.parent, row.first
+        self.paths, self.keys, self.section_of = row.paths, row.keys, row.section_of
         self._budgets: dict[int, int] = {}
+        self._build_atoms()
+        self.boundary, self.must = self._boundaries()
+        # sums[k]: atoms [0, k) and the joins after each; inside[k]: the cost of the headings among them
+        self.sums = list(accumulate((unit.tokens + unit.join for unit in self.atoms), initial=0))
+        self.inside = list(accumulate(map(HEADING_INSIDE.__getitem__, self.heading_level), initial=0.0))
+        self.total = 0.0  # the least total cost, once solved
 
     def _section_budget(self, index: int) -> int:
         found = self._budgets.get(index)
@@ -240,18 +310,41 @@ class _Row:
     # -- atoms -------------------------------------------------------------------
 
     def _build_atoms(self) -> None:
-        """The row of atoms: blocks, each too big (or too big for the headings it follows) cut."""
+        """The row of atoms: blocks, each too big (or too big for the headings it follows) cut.
+
+        A block whose need (:class:`BlockRow`) is within the least budget of any section is
+        never cut: the runs of such blocks are copied from the document's row (``self.runs``
+        says where they went); the other blocks go through :meth:`_add_block`.
+        """
         doc, blocks = self.doc, self.blocks
         self.atoms: list[Unit] = []
         self.atom_section: list[int] = []
         self.atom_block: list[int] = []  # -1 for the front matter
         self.heading_level: list[int] = []  # of an atom that starts a heading block, else 0
+        self.runs: list[tuple[int, int, int]] = []  # (first atom, first block, stop block) of each copied run
         if self.packing.front_matter:
             assert doc.front_matter_block is not None
             self._add_block(doc.front_matter_block, -1, 0)
-        for index, block in enumerate(blocks):
-            self._add_block(block, index, self.section_of[index])
-        self.preamble_atoms = sum(1 for b in self.atom_block if b < doc.root.direct_end)
+        least = self.hard_cap
+        if self.packing.options.breadcrumb_in_budget:
+            least = min(self._section_budget(index) for index in range(len(self.sections)))
+        row = self.row
+        start = 0
+        for index in sorted(row.by_need[bisect_right(row.needs, least) :]):
+            self._add_whole(start, index)
+            self._add_block(blocks[index], index, self.section_of[index])
+            start = index + 1
+        self._add_whole(start, len(blocks))
+        self.preamble_atoms = bisect_left(self.atom_block, doc.root.direct_end)
+
+    def _add_whole(self, first: int, stop: int) -> None:
+        """Blocks ``[first, stop)``, none of them cut."""
+        if first < stop:
+            self.runs.append((len(self.atoms), first, stop))
+            self.atoms.extend(block_units(self.doc)[first:stop])
+            self.atom_section.extend(self.section_of[first:stop])
+            self.atom_block.extend(range(first, stop))
+            self.heading_level.extend(self.row.levels[first:stop])
 
     def _add_block(self, block: Block, index: int, section: int) -> None:
         budget = self._section_budget(section)
@@ -297,37 +390,30 @@ class _Row:
     # -- the dynamic programme -----------------------------------------------------
 
     def _boundaries(self) -> tuple[list[float], list[bool]]:
-        """The cost of a boundary before each atom (index 1..n-1), and whether one must be there."""
-        atoms, n = self.atoms, len(self.atoms)
+        """The cost of a boundary before each atom (index 1..n-1), and whether one must be there.
+
+        Inside a run of whole blocks they are the document's (:class:`BlockRow`); the others,
+        at the edges of runs and around cut pieces, are worked out here.
+        """
+        atoms, level, blocks = self.atoms, self.heading_level, self.blocks
+        n = len(atoms)
         cost = [0.0] * (n + 1)
         must = [False] * (n + 1)
-        fitting = self._inside_fitting_sections() if BOUNDARY_IN_FITTING_SECTION else set()
-        for p in range(1, n):
-            left, right = atoms[p - 1], atoms[p]
-            level = self.heading_level[p]
-            if left.piece is not None and right.piece is not None and left.first == right.first:
-                cost[p] = BOUNDARY_IN_BLOCK
-                must[p] = True
-            else:
-                cost[p] = BOUNDARY_BEFORE_HEADING[level] if level else BOUNDARY_BETWEEN_BLOCKS
-                must[p] = left.continues or not joinable(left, right)
-                if not level and self._introduces(left, right):
-                    cost[p] += BOUNDARY_AFTER_INTRO
-            if p in fitting:
-                cost[p] += BOUNDARY_IN_FITTING_SECTION
-            if left.heading_only and (not right.heading_only or level > self.heading_level[p - 1]):
-                cost[p] += FORBIDDEN
-        return cost, must
 
-    def _introduces(self, left: Unit, right: Unit) -> bool:
-        """Whether ``left`` is (the end of) a paragraph and ``right`` starts a code block, table or list."""
-        if (
-            left.first < 0
-            or right.first < 0
-            or (right.piece is not None and right.start != self.blocks[right.first].start)
-        ):
-            return False
-        return self.blocks[left.stop - 1].kind == "paragraph" and self.blocks[right.first].kind in _INTRODUCED
+        def work_out(start: int, stop: int) -> None:  # the boundaries before atoms [start, stop)
+            for q in range(max(start, 1), min(stop, n)):
+                cost[q], must[q] = _boundary(blocks, atoms[q - 1], atoms[q], level[q - 1], level[q])
+
+        done = 1  # the boundaries before atoms [1, done) are set
+        for at, first, stop in self.runs:
+            work_out(done, at + 1)
+            cost[at + 1 : at + stop - first] = self.row.boundary[first + 1 : stop]
+            done = at + stop - first
+        work_out(done, n)
+        if BOUNDARY_IN_FITTING_SECTION:
+            for q in self._inside_fitting_sections():
+                cost[q] += BOUNDARY_IN_FITTING_SECTION
+        return cost, must
 
     def _inside_fitting_sections(self) -> set[int]:
         """Boundaries inside a section (not the document) that fits the hard cap whole.
@@ -349,6 +435,116 @@ class _Row:
 
     def solve(self) -> list[tuple[int, int]]:
         """The chunks of least total cost, as ``(first atom, stop atom)`` pairs.
+
+        ``best[k]``: the least cost of chunking atoms ``[0, k)``; the chunk ``[i, k)`` ending
+        there may start no earlier than the last mandatory boundary before ``k``, nor so
+        early that it exceeds the hard cap (found by bisection on the running sums), nor
+        before the preamble's end unless it holds the whole preamble (small, or the whole
+        document). :meth:`_programme` tries every start; :meth:`_open_programme` makes the same
+        choices in fewer steps, and is used where its shortcuts are exact.
+        """
+        cuts = None
+        if not self.packing.options.breadcrumb_in_budget and self._bounds_hold():
+            cuts = self._open_programme()
+        return self._programme() if cuts is None else cuts
+
+    def _bounds_hold(self) -> bool:
+        """Whether no term of a cost is negative and tokens only grow as a chunk starts earlier."""
+        weights = [SIZE_OVER, SIZE_UNDER, CHUNK_COST, SMALL_COST, FORBIDDEN, *HEADING_INSIDE, *BOUNDARY_BEFORE_HEADING]
+        weights += [BOUNDARY_BETWEEN_BLOCKS, BOUNDARY_AFTER_INTRO, BOUNDARY_IN_BLOCK, BOUNDARY_IN_FITTING_SECTION]
+        return min(weights) >= 0 and all(map(le, self.sums, self.sums[1:]))
+
+    def _open_programme(self) -> list[tuple[int, int]] | None:
+        """:meth:`_programme` over the open boundaries only, the window cut short; None where that may differ.
+
+        Two shortcuts, each giving the choices of trying every start (when :meth:`_bounds_hold`):
+
+        - A boundary that costs ``FORBIDDEN`` (right after a heading whose content follows) is
+          **closed**: a chunk ending there pays it, so ``best`` there is at least that. Only open
+          boundaries are ends and starts of chunks here. While the least cost found for each end stays under
+          ``FORBIDDEN``, a chunk from a closed start would cost more (never as much: a tie would
+          go to the later start), so leaving them out changes nothing; where it does not stay
+          under, the programme gives up (None) and every start is tried.
+        - Starts are tried from the end down, so the chunk only grows. Once it is over the
+          target, each earlier start adds tokens (a dearer size) and headings, so every start
+          left costs at least ``lowest + fixed + size + headings inside`` of the chunk from
+          here, ``lowest`` the least ``best`` of the starts left. When that reaches the least
+          cost found, no start left costs less and the search for this end stops. The bound is
+          summed in the order a cost is, so rounding keeps it a bound.
+
+        Arrays with an ``o`` are over the open boundaries: ``opens[j]`` is the atom of the j-th.
+        """
+        atoms, n = self.atoms, len(self.atoms)
+        if not n:
+            return []
+        target, hard_cap, small = self.target, self.hard_cap, self.small
+        boundary, must, sums, inside = self.boundary, self.must, self.sums, self.inside
+        preamble = self.preamble_atoms
+        preamble_joins = 0 < preamble < n and sums[preamble] - atoms[preamble - 1].join < min(SMALL_TOKENS, target // 4)
+        over_weight, under_weight, per_chunk, small_cost = SIZE_OVER, SIZE_UNDER, CHUNK_COST, SMALL_COST
+        scale = 1.0 / target
+        opens = [p for p in range(n + 1) if boundary[p] < FORBIDDEN]  # 0 and n among them
+        sums_o = [sums[p] for p in opens]
+        inside_o = [inside[p + 1] for p in opens[:-1]]  # the headings before the atom a chunk starts with
+        musts = [p for p in range(n) if must[p]] + [n]
+        best_o = [0.0] * len(opens)
+        back_o = [0] * len(opens)
+        last_must, next_must = 0, 0
+        for jk in range(1, len(opens)):
+            k = opens[jk]
+            while musts[next_must] < k:  # the last mandatory boundary at or before k - 1
+                last_must = musts[next_must]
+                next_must += 1
+            end = sums[k] - atoms[k - 1].join
+            fixed = per_chunk + boundary[k]
+            headings = inside[k]
+            low = max(last_must, bisect_left(sums, end - hard_cap, 0, k - 1))
+            whole_preamble = False
+            if 0 < preamble < k:
+                whole_preamble = low == 0 and (preamble_joins or k == n)
+                low = max(low, preamble)
+            first = bisect_left(opens, low, 0, jk)  # the first open start
+            starts: range | tuple[int, ...] = range(jk - 1, first - 1, -1)
+            if whole_preamble:
+                starts = (*starts, 0)
+            found, at = _INFINITY, 0
+            lowest = None  # the least best of the starts left, once over the target
+            for j in starts:
+                cost = best_o[j]
+                if cost >= found:
+                    continue
+                tokens = end - sums_o[j]
+                d = (tokens - target) * scale
+                if d > 0:
+                    size = over_weight * d * d
+                    if lowest is None:
+                        lowest = min(best_o[first : j + 1], default=_INFINITY)
+                        if whole_preamble:
+                            lowest = min(lowest, best_o[0])
+                    if lowest + (fixed + size) + (headings - inside_o[j]) >= found:
+                        break
+                else:
+                    size = under_weight * d * d
+                cost += fixed + size
+                cost += headings - inside_o[j]
+                if tokens < small:
+                    cost += small_cost
+                if cost < found:
+                    found, at = cost, j
+            if found >= FORBIDDEN:
+                return None
+            best_o[jk], back_o[jk] = found, at
+        self.total = best_o[-1]
+        cuts: list[tuple[int, int]] = []
+        jk = len(opens) - 1
+        while jk:
+            cuts.append((opens[back_o[jk]], opens[jk]))
+            jk = back_o[jk]
+        cuts.reverse()
+        return cuts
+
+    def _programme(self) -> list[tuple[int, int]]:
+        """:meth:`solve`, every start tried.
 
         ``best[k]``: the least cost of chunking atoms ``[0, k)``; the chunk ``[i, k)`` ending
         there may start no earlier than the last mandatory boundary before ``k``, nor so
@@ -450,7 +646,7 @@ class _Row:
             words = f"before a level-{level} heading"
         else:
             words = "between two blocks of one section"
-            if self._introduces(left, right):
+            if _introduces(self.blocks, left, right):
                 words += ", after the paragraph that introduces the next block"
         if left.heading_only and (not right.heading_only or level > self.heading_level[p - 1]):
             words += ", right after a heading (forbidden unless nothing else fits)"
@@ -464,7 +660,5 @@ class _Row:
         low = self.atom_block[i]
         while self.first[section] > low:
             section = self.parent[section]
-        draft = Draft(self.paths[section], preamble=k <= self.preamble_atoms, key=self.keys[section])
-        for unit in self.atoms[i:k]:
-            draft.add(unit)
-        return draft
+        tokens = self.sums[k] - self.atoms[k - 1].join - self.sums[i]  # as Draft.add sums them
+        return Draft(self.paths[section], k <= self.preamble_atoms, self.atoms[i:k], tokens, self.keys[section])

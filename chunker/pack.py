@@ -37,6 +37,7 @@ from chunker.optimal import optimal_walk
 from chunker.options import DEFAULT_STRATEGY, MIN_HARD_CAP, STRATEGIES, ChunkOptions
 from chunker.parse import unclosed_fence
 from chunker.reference import reference_walk
+from chunker.spans import Span
 from chunker.split import sentence_starts
 
 __all__ = ["DEFAULT_STRATEGY", "ENGINE_VERSION", "MIN_HARD_CAP", "STRATEGIES", "chunk", "chunk_with"]
@@ -388,50 +389,68 @@ def _starts_inside_section(unit: Unit, packing: Packing) -> bool:
 
 def to_chunks(items: list[Counted], shared: list[Shared | None], packing: Packing) -> list[Chunk]:
     """The chunks: spans in the source, headings, flags, clause numbers; the overlap where one was found."""
-    return [_chunk(n, item, overlap, packing) for n, (item, overlap) in enumerate(zip(items, shared, strict=True))]
+    spans = [
+        (item.draft.units[0].start if overlap is None else overlap[0][0], item.draft.units[-1].end)
+        for item, overlap in zip(items, shared, strict=True)
+    ]
+    source = packing.doc.source
+    located = zip(spans, source.byte_spans(spans), source.line_spans(spans), strict=True)
+    clauses: dict[tuple[str, ...], str | None] = {}  # each breadcrumb's clause number, found once
+    return [
+        _chunk(n, item, overlap, where, clauses, packing)
+        for n, (item, overlap, where) in enumerate(zip(items, shared, located, strict=True))
+    ]
 
 
-def _chunk(index: int, item: Counted, shared: Shared | None, packing: Packing) -> Chunk:
-    src, blocks = packing.doc.source, packing.blocks
+def _chunk(
+    index: int,
+    item: Counted,
+    shared: Shared | None,
+    where: tuple[Span, Span, Span],
+    clauses: dict[tuple[str, ...], str | None],
+    packing: Packing,
+) -> Chunk:
+    """Chunk ``index``; ``where`` is its char, byte and line span."""
+    blocks = packing.blocks
     draft = item.draft
     units = draft.units
+    head, tail = units[0], units[-1]
     own_tokens = item.tokens
     overlap_span = None
     if shared is not None:
         overlap_span, item = shared
-    span = (units[0].start if overlap_span is None else overlap_span[0], units[-1].end)
-    headings: list[str] = []
+    span, byte_span, line_span = where
+    headings = [b.title for b in blocks[max(head.first, 0) : tail.stop] if b.kind == "heading"]
+    if head.piece is not None and head.start != packing.block(head).start and packing.block(head).kind == "heading":
+        del headings[0]  # the rest of a heading cut into pieces: its title went with its first piece
     flags: set[str] = set()
     for unit in units:
         if unit.piece is not None:
             flags.add(unit.piece.flag)
             if unit.piece.hard:
                 flags.add("hard_cut")
-            if unit.first >= 0 and unit.start == blocks[unit.first].start and blocks[unit.first].kind == "heading":
-                headings.append(blocks[unit.first].title)
-            continue
-        headings.extend(b.title for b in blocks[max(unit.first, 0) : unit.stop] if b.kind == "heading")
-    if all(u.heading_only for u in units):
+    if tail.heading_only and all(u.heading_only for u in units):
         flags.add("heading_only")
     if own_tokens < packing.options.min_tokens:
         flags.add("tiny")
     if item.shortened:
         flags.add("breadcrumb_shortened")
-    head, tail = units[0], units[-1]
+    if draft.path not in clauses:
+        clauses[draft.path] = nearest_clause(draft.path[1:])
     return Chunk(
         id=f"c{index + 1}",
         index=index,
         breadcrumb=list(draft.path),
         markdown=item.markdown,
         token_count=item.tokens,
-        byte_span=src.byte_span(span),
+        byte_span=byte_span,
         char_span=span,
-        line_span=src.line_span(span),
+        line_span=line_span,
         headings=headings,
         flags=sorted(flags),
         added_prefix=head.piece.prefix if head.piece else "",
         added_suffix=tail.piece.suffix if tail.piece else "",
-        clause=nearest_clause(draft.path[1:]),
+        clause=clauses[draft.path],
         overlap_span=overlap_span,
         breadcrumb_line=item.line if item.shortened else None,
         context_tokens=item.context_tokens,

@@ -61,7 +61,7 @@ def line_bounds(text: str | bytes) -> tuple[list[int], list[int]]:
 class SourceMap:
     """Line and byte lookups over one text, built once in linear time (byte lookups on first use)."""
 
-    __slots__ = ("_byte_lines", "_byte_marks", "_content_ends", "ascii", "line_starts", "text")
+    __slots__ = ("_byte_lines", "_byte_marks", "_content_ends", "_line_bytes", "ascii", "line_starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -71,6 +71,7 @@ class SourceMap:
         self.ascii = text.isascii()  # then byte offsets are char offsets
         self._byte_lines: tuple[list[int], list[int]] | None = None
         self._byte_marks: list[int] | None = None
+        self._line_bytes: dict[int, int] | None = None  # byte offsets of line starts and ends, by char offset
 
     @property
     def line_count(self) -> int:
@@ -139,3 +140,27 @@ class SourceMap:
         first = self.line_index(span[0])
         last = self.line_index(span[1] - 1) if span[1] > span[0] else first
         return first + 1, last + 1
+
+    def byte_spans(self, spans: Sequence[Span]) -> list[Span]:
+        """:meth:`byte_span` of each of ``spans`` (mostly starting and ending lines: looked up)."""
+        if self.ascii:
+            return list(spans)
+        known = self._line_bytes
+        if known is None:
+            starts, ends = self.byte_lines()
+            lines = zip(self.line_starts, starts, strict=True)
+            known = self._line_bytes = dict(lines) | dict(zip(self._content_ends, ends, strict=True))
+
+        def at(offset: int) -> int:
+            found = known.get(offset)
+            return self.byte_offset(offset) if found is None else found
+
+        return [(at(start), at(end)) for start, end in spans]
+
+    def line_spans(self, spans: Sequence[Span]) -> list[Span]:
+        """:meth:`line_span` of each of ``spans``."""
+        starts, out = self.line_starts, []
+        for start, end in spans:
+            first = bisect_right(starts, start)  # 1-based: the line index, plus one
+            out.append((first, bisect_right(starts, end - 1) if end > start else first))
+        return out

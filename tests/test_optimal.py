@@ -207,8 +207,11 @@ def test_a_small_preamble_joins_the_chunk_after_it() -> None:
     assert chunks[0].markdown.startswith("Short intro.\n\n# A\n\nword")
     assert chunks[0].breadcrumb == ["doc.md"]
     assert [c.headings for c in chunks] == [["A"], ["B"]]
-    balanced = chunker.chunk(chunker.parse(text, name="doc.md"), target=100, hard_cap=200, strategy="balanced")
-    assert balanced[0].markdown == "Short intro."  # apart under "balanced", as spec §5 step 3 says
+    doc = chunker.parse(text, name="doc.md")
+    balanced = chunker.chunk(doc, target=100, hard_cap=200, strategy="balanced")
+    assert balanced[0].markdown.startswith("Short intro.\n\n# A\n\nword")  # joined under balanced too (§5a)
+    reference = chunker.chunk(doc, target=100, hard_cap=200, strategy="reference")
+    assert reference[0].markdown == "Short intro."  # apart under "reference", as spec §5 step 3 says
 
 
 def test_a_bigger_preamble_stays_apart() -> None:
