@@ -7,7 +7,7 @@ PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 SOURCES := chunker chunk_inspector tests benchmarks scripts app.py pages
 
-.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-ray bench-peers bench-retrieval bench-app-evaluate golden clean
+.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-ray bench-peers bench-retrieval bench-app-evaluate bench-app-load bench-memory golden clean
 
 # The [dense] extra (sentence-transformers) comes too, so its tests run; constraints-cpu.txt holds torch
 # to the CPU build (~190 MB; a plain `torch` resolves to the CUDA build and ~3 GB of nvidia wheels).
@@ -51,6 +51,12 @@ test: lint typecheck unit
 bench: setup
 	$(PY) benchmarks/engine.py --write docs/BENCHMARKS.md
 
+# Memory per MB of text (peak and what a parsed Document keeps), a fresh process per size, beside
+# markdown-it-py and tiktoken; BASELINE=REV adds the engine of that git revision (before/after).
+BASELINE ?=
+bench-memory: setup
+	$(PY) benchmarks/memory.py --write docs/BENCHMARKS.md $(if $(BASELINE),--baseline $(BASELINE))
+
 # A slider move in the browser on the largest sample, timed with Playwright.
 bench-app: setup browser
 	$(PY) benchmarks/app_slider.py --write docs/BENCHMARKS.md
@@ -58,6 +64,10 @@ bench-app: setup browser
 # The Evaluate page: a slider move until the new recall is shown, on the largest sample with the bundled set.
 bench-app-evaluate: setup browser
 	$(PY) benchmarks/app_evaluate.py --write docs/BENCHMARKS.md
+
+# One server, 8 browser sessions at once, each uploading its own 1-5 MB document and moving the sliders for 60 s.
+bench-app-load: setup browser
+	$(PY) benchmarks/app_load.py --write docs/BENCHMARKS.md
 
 # The CLI's directory mode on the shared corpus, --jobs 1 against --jobs 2.
 bench-corpus: setup

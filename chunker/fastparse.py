@@ -6,6 +6,12 @@ proves it: the same blocks, spans, titles and counts on every document of the sh
 corpus and every CommonMark spec example, and on generated Markdown. Only block rules
 are enabled (the "zero" preset plus the block rules), so no inline parsing happens.
 
+Memory: markdown-it.rs hands its tree over as Python objects, inline text included, up to
+about 50 bytes per byte of text. So the top level is parsed in pieces of about 64 K
+characters, each tree dropped once its blocks are read (:class:`_Pieces`), and the checks
+below read the text in pieces too (:func:`_scan_pieces`) instead of copies of all of it;
+``tests/test_pieces.py`` shows that the pieces give what the whole gives.
+
 :func:`top_level_blocks` returns ``None`` wherever it cannot promise markdown-it-py's
 answer, and the caller then parses with markdown-it-py:
 
@@ -20,7 +26,7 @@ from __future__ import annotations
 
 import os
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -112,10 +118,17 @@ def diverges(text: str, code: Sequence[tuple[int, int]] = ()) -> bool:
     ``code`` are the line ranges ``[first, stop)`` of the top-level code blocks, in order:
     a construct wholly inside one is code to both parsers (they agree on everything before
     the first construct outside code), so it does not count.
+
+    Each construct lies within a run of non-blank lines, so the text is read in pieces that
+    start at blank lines (:func:`_scan_pieces`): no copy of the whole text is made.
     """
-    text = "\n" + (text if "\r" not in text else text.replace("\r\n", "\n").replace("\r", "\n")) + "\n"
-    starts: list[int] = []
     firsts = [first for first, _ in code]
+    return any(_diverges_in(piece, line, code, firsts) for line, piece in _scan_pieces(text))
+
+
+def _diverges_in(text: str, line: int, code: Sequence[tuple[int, int]], firsts: list[int]) -> bool:
+    """:func:`diverges` in one piece of the text (``text``: as :func:`_scan_pieces` gives it, from ``line``)."""
+    starts: list[int] = []
 
     def outside_code(start: int, end: int) -> bool:
         """Whether the lines from the one after ``text[start]`` ("\\n") to ``text[end - 1]`` leave the code blocks."""
@@ -123,8 +136,9 @@ def diverges(text: str, code: Sequence[tuple[int, int]] = ()) -> bool:
             return True
         if not starts:
             starts.extend(line_bounds(text)[0])
-        first = bisect_right(starts, start + 1) - 2  # a line of the caller's text: "text" has one more in front
-        last = bisect_right(starts, max(end - 1, start + 1)) - 2
+        # a line of the caller's text: "text" has one more in front, and starts at its line ``line``
+        first = bisect_right(starts, start + 1) - 2 + line
+        last = bisect_right(starts, max(end - 1, start + 1)) - 2 + line
         k = bisect_right(firsts, first) - 1
         return not (k >= 0 and last < code[k][1])
 
@@ -170,6 +184,30 @@ def diverges(text: str, code: Sequence[tuple[int, int]] = ()) -> bool:
     return False
 
 
+# Characters per piece that diverges() and the checks before a parse read at once (at least).
+_SCAN_PIECE_CHARS = 1 << 16
+# A line break before a blank line (or the end): where a piece of those scans may end.
+_BEFORE_BLANK = re.compile(r"(?:\r\n|\r(?!\n)|\n)(?=[ \t]*(?:[\r\n]|\Z))")
+
+
+def _scan_pieces(text: str) -> Iterator[tuple[int, str]]:
+    """The text in pieces, each with its first line: ``(line, "\\n" + piece + "\\n")``, line breaks
+    made ``\\n``. A piece but the first starts at a blank line, so a run of non-blank lines lies
+    in one piece; a text without a blank line is one piece."""
+    first, line, length = 0, 0, len(text)
+    while first < length or not first:
+        found = _BEFORE_BLANK.search(text, first + _SCAN_PIECE_CHARS) if length - first > _SCAN_PIECE_CHARS else None
+        stop = found.end() if found else length
+        piece = text[first:stop] if first or stop < length else text
+        if "\r" in piece:
+            piece = piece.replace("\r\n", "\n").replace("\r", "\n")
+        yield line, "\n" + piece + "\n"
+        if stop >= length:
+            return
+        line += piece.count("\n")
+        first = stop
+
+
 def _run_end(text: str, line_end: int) -> int:
     """Where the run of non-blank lines ends, given the "\\n" that ends one of its lines (at a blank line's "\\n")."""
     blank = _BLANK_LINE.search(text, line_end)
@@ -187,6 +225,7 @@ def _run_start(text: str, position: int) -> int:
 
 
 _CONTAINERS = frozenset({"blockquote", "bullet_list", "ordered_list", "list_item"})
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _parser: Any = None
 
@@ -205,66 +244,156 @@ def _md() -> Any:
 
 def top_level_blocks(
     body: str,
-    byte_line_starts: list[int] | None = None,
+    byte_line_starts: Sequence[int] | None = None,
     atx_heading: Callable[[int], tuple[int, str] | None] | None = None,
+    line_starts: Sequence[int] | None = None,
 ) -> list[RawBlock] | None:
     """Top-level blocks of ``body`` as markdown-it-py finds them, or ``None`` (see module notes).
 
     ``byte_line_starts`` are the UTF-8 offsets of the line starts of ``body`` when the caller
-    has them (:meth:`chunker.spans.SourceMap.byte_lines`). Link reference definitions yield
-    no block, as with markdown-it-py; the caller fills such gaps. Heading titles are the
-    inline source. ``atx_heading(line)``, when given, reads the level and inline source of
-    the ATX heading on that line from the text (``None``: take them from the tree, which
-    costs more).
+    has them (:meth:`chunker.spans.SourceMap.byte_lines`), ``line_starts`` their offsets in
+    ``body``. Link reference definitions yield no block, as with markdown-it-py; the caller
+    fills such gaps. Heading titles are the inline source. ``atx_heading(line)``, when given,
+    reads the level and inline source of the ATX heading on that line from the text (``None``:
+    take them from the tree, which costs more).
+
+    The text is parsed in pieces of about :data:`PIECE_CHARS` characters (see
+    :class:`_Pieces`), so that only one piece's tree is alive at a time.
     """
-    parsed = _tree(body, byte_line_starts)
-    if parsed is None:
+    if not enabled() or not (body.isascii() or _SURROGATE.search(body) is None):  # a lone surrogate: see _tree
         return None
-    root, starts = parsed
+    deep = _deep_prefixes(body)
+    if deep is None or _many_definitions(body):
+        return None
+    if byte_line_starts is None:
+        byte_line_starts = line_bounds(body if body.isascii() else body.encode("utf-8"))[0]
+    if line_starts is None:
+        line_starts = byte_line_starts if body.isascii() else line_bounds(body)[0]
+    starts = byte_line_starts
     kinds = _KIND_BY_NODE
     blocks: list[RawBlock] = []
     append = blocks.append
     code: list[tuple[int, int]] = []
+    nested: list[tuple[int, int]] = []  # code blocks inside the containers
+    maybe_code = _MAYBE_CODE.search
     # The lines a node touches, as _lines finds them. Nodes come in order, and a line holds at
     # least one byte: the line holding byte b is at most b - starts[k] lines after line k.
     # Searching only there keeps each search to nearby entries of a long list.
     lines, first = len(starts), 0
-    for node in root.children:
-        name = node.name
-        kind = kinds.get(name)
-        if kind is None:  # "definition": a link reference definition, no token in markdown-it-py either
-            continue
-        start, end = node.srcmap
-        hi = first + start - starts[first] + 1
-        first = bisect_right(starts, start, first, hi if hi < lines else lines) - 1
-        last = end - 1 if end > start else start
-        hi = first + last - starts[first] + 1
-        stop = bisect_right(starts, last, first, hi if hi < lines else lines)
-        if kind == "heading":
-            read = atx_heading(first) if atx_heading is not None and name == "heading" else None
-            if read is not None:
-                append((kind, first, stop, read[0], read[1], ""))
+    pieces = _Pieces(body, starts, line_starts, deep)
+    for nodes, base in pieces:
+        for node in nodes:
+            name = node.name
+            kind = kinds.get(name)
+            if kind is None:  # "definition": a link reference definition, no token in markdown-it-py either
                 continue
-            children = node.children
-            title = (
-                str(children[0].meta.get("content", ""))
-                if len(children) == 1
-                else "".join(str(child.meta.get("content", "")) for child in children)
-            )
-            append((kind, first, stop, int(node.meta["level"]), title, ""))
-        elif kind == "code":
-            code.append((first, stop))
-            info = str(node.meta.get("info", "")).strip() if name == "fence" else ""
-            append((kind, first, stop, 0, "", info))
-        else:
-            append((kind, first, stop, 0, "", ""))
+            start, end = node.srcmap
+            start += base
+            end += base
+            hi = first + start - starts[first] + 1
+            first = bisect_right(starts, start, first, hi if hi < lines else lines) - 1
+            last = end - 1 if end > start else start
+            hi = first + last - starts[first] + 1
+            stop = bisect_right(starts, last, first, hi if hi < lines else lines)
+            if kind == "heading":
+                read = atx_heading(first) if atx_heading is not None and name == "heading" else None
+                if read is not None:
+                    append((kind, first, stop, read[0], read[1], ""))
+                    continue
+                children = node.children
+                title = (
+                    str(children[0].meta.get("content", ""))
+                    if len(children) == 1
+                    else "".join(str(child.meta.get("content", "")) for child in children)
+                )
+                append((kind, first, stop, int(node.meta["level"]), title, ""))
+            elif kind == "code":
+                code.append((first, stop))
+                info = str(node.meta.get("info", "")).strip() if name == "fence" else ""
+                append((kind, first, stop, 0, "", info))
+            else:
+                if (kind == "list" or kind == "blockquote") and maybe_code(
+                    body, line_starts[first], line_starts[stop] if stop < lines else len(body)
+                ):
+                    nested.extend(_lines(inner.srcmap, starts, base) for inner in _code_blocks(node.children))
+                append((kind, first, stop, 0, "", ""))
+    if pieces.failed:
+        return None
     # Constructs inside code blocks do not count: the top-level ones first; only when that
-    # is not enough, those nested in lists and quotes too (a walk of the containers).
-    if diverges(body, code) and diverges(
-        body, sorted(_lines(node.srcmap, starts) for node in _code_blocks(root.children))
-    ):
+    # is not enough, those nested in lists and quotes too.
+    if diverges(body, code) and diverges(body, sorted(code + nested)):
         return None
     return blocks
+
+
+# What a list or blockquote holding a code block holds: a fence, or a line indented four
+# columns past its markers (a tab, or four spaces in a row). Only such containers are walked
+# for the code blocks in them (for :func:`diverges`); the trees are gone when it runs.
+_MAYBE_CODE = re.compile(r"```|~~~|\t| {4}")
+
+
+# Characters of text per piece of the top-level parse (at least; see _Pieces). The tree of a
+# piece takes up to about 50 bytes per byte of text (markdown-it.rs nodes as Python objects,
+# inline text included), so a piece's tree stays within a few MB whatever the document's size.
+PIECE_CHARS = 1 << 16
+
+
+class _Pieces:
+    """The top-level nodes of ``body``, piece by piece: iterate for ``(nodes, byte offset of the piece)``.
+
+    A piece runs from a line where a top-level block starts (the first: line 0) to a line
+    start at least :data:`PIECE_CHARS` characters on, or the end. Its last top-level node may
+    be cut short by the piece's end, so it is not taken: the next piece starts at its first
+    line and parses it again, whole. Everything before it is what the whole text gives: the
+    block rules read forward, and each block before the last one was decided by lines before
+    the start of the last one (a rule that reaches the end of the piece makes the last block);
+    at a top-level block start the parser holds no state (reference definitions only matter
+    to inline parsing, which is off). A piece holding a single node grows, twice as long each
+    time, until it holds two or reaches the end. tests/test_pieces.py checks the blocks against
+    one parse of the whole text, with pieces of one line.
+
+    ``failed`` is set (and iteration stops) where the whole text must go to markdown-it-py:
+    a lone surrogate, or nesting near markdown-it-py's limit.
+    """
+
+    def __init__(self, body: str, byte_starts: Sequence[int], starts: Sequence[int], deep: bool) -> None:
+        self.body, self.byte_starts, self.starts, self.deep = body, byte_starts, starts, deep
+        self.failed = False
+
+    def __iter__(self) -> Iterator[tuple[list[Any], int]]:
+        body, byte_starts, starts = self.body, self.byte_starts, self.starts
+        lines, length, md = len(starts), len(body), _md()
+        line, window = 0, PIECE_CHARS
+        while line < lines:
+            start = starts[line]
+            stop_line = bisect_left(starts, start + window, line + 1)
+            end = starts[stop_line] if stop_line < lines else length
+            try:
+                nodes = md.tree(body[start:end]).children
+            except UnicodeEncodeError:  # lone surrogates
+                self.failed = True
+                return
+            if self.deep and _depth(nodes, 0) >= _SAFE_NESTING:
+                self.failed = True
+                return
+            base = byte_starts[line]
+            if stop_line >= lines:  # the last piece: every node is whole
+                yield nodes, base
+                return
+            if len(nodes) < 2:  # a node that may go on past the piece (or none at all: blank lines)
+                if not nodes:
+                    line, window = stop_line, PIECE_CHARS
+                else:
+                    window *= 2
+                continue
+            last = nodes.pop()  # parsed again, whole, at the start of the next piece
+            yield nodes, base
+            del nodes
+            next_line = bisect_right(byte_starts, base + last.srcmap[0], line) - 1
+            if next_line <= line:  # cannot happen (nodes start on lines of their own); never loop on it
+                self.failed = True
+                return
+            line, window = next_line, PIECE_CHARS
 
 
 def inner_blocks(text: str) -> list[RawInner] | None:
@@ -327,9 +456,11 @@ def _inner(nodes: Any, parent: str, line_starts: list[int]) -> list[RawInner]:
     return out
 
 
-def _lines(srcmap: tuple[int, int], line_starts: list[int]) -> tuple[int, int]:
-    """The lines ``[first, stop)`` that a node's source map (offsets into the UTF-8 text) touches."""
+def _lines(srcmap: tuple[int, int], line_starts: Sequence[int], base: int = 0) -> tuple[int, int]:
+    """The lines ``[first, stop)`` that a node's source map (offsets into the UTF-8 text from ``base``) touches."""
     start, end = srcmap
+    start += base
+    end += base
     return bisect_right(line_starts, start) - 1, bisect_right(line_starts, max(end - 1, start))
 
 
@@ -370,14 +501,14 @@ def _many_definitions(text: str) -> bool:
     """Whether a run of lines holds more than _MANY_DEFINITIONS that open like link reference definitions."""
     if text.count("]:") <= _MANY_DEFINITIONS:  # each such line holds one: not enough of them at all
         return False
-    padded = "\n" + text.replace("\r", "\n") + "\n"
-    run_end = count = 0
-    for line in _DEFINITION_LINE.finditer(padded):
-        if line.start() >= run_end:
-            run_end, count = _run_end(padded, line.start()), 0
-        count += 1
-        if count > _MANY_DEFINITIONS:
-            return True
+    for _, padded in _scan_pieces(text):  # a run of lines lies in one piece
+        run_end = count = 0
+        for line in _DEFINITION_LINE.finditer(padded):
+            if line.start() >= run_end:
+                run_end, count = _run_end(padded, line.start()), 0
+            count += 1
+            if count > _MANY_DEFINITIONS:
+                return True
     return False
 
 
@@ -385,13 +516,13 @@ def _deep_prefixes(text: str) -> bool | None:
     """Whether a line's prefix of container markers is long enough that nesting must be measured;
     ``None`` when one is too long to give the text to markdown-it.rs at all."""
     found = False
-    padded = "\n" + text.replace("\r", "\n")
-    for match in _MAYBE_DEEP.finditer(padded):
-        prefix = _PREFIX.match(padded, match.start() + 1)
-        assert prefix is not None  # the pattern always matches, if only the empty string
-        if len(prefix.group()) >= (_TOO_DEEP_TAB if "\t" in prefix.group() else _TOO_DEEP):
-            return None
-        found = True
+    for _, padded in _scan_pieces(text):
+        for match in _MAYBE_DEEP.finditer(padded):
+            prefix = _PREFIX.match(padded, match.start() + 1)
+            assert prefix is not None  # the pattern always matches, if only the empty string
+            if len(prefix.group()) >= (_TOO_DEEP_TAB if "\t" in prefix.group() else _TOO_DEEP):
+                return None
+            found = True
     return found
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Sequence
@@ -187,7 +188,7 @@ class Document:
     # The parser's counts of ``text`` (its whole encoding), for :meth:`lines_tokens`.
     counts: TextCounts | None = field(default=None, repr=False)
     source: SourceMap = field(init=False, repr=False)
-    _cumulative: list[int] = field(init=False, repr=False)
+    _cumulative: array[int] = field(init=False, repr=False)
     # Limit-independent work kept so that re-chunking with new limits reuses it.
     caches: DocumentCaches = field(init=False, repr=False, compare=False)
 
@@ -387,12 +388,12 @@ _tokens_of = attrgetter("tokens")
 _joins_of = attrgetter("join_tokens")
 
 
-def cumulative_tokens(blocks: Sequence[Block]) -> list[int]:
-    """Prefix sums of block tokens plus joins: entry k covers blocks[:k]."""
-    return list(accumulate(map(add, map(_tokens_of, blocks), map(_joins_of, blocks)), initial=0))
+def cumulative_tokens(blocks: Sequence[Block]) -> array[int]:
+    """Prefix sums of block tokens plus joins: entry k covers blocks[:k] (8 bytes an entry: a Document keeps it)."""
+    return array("q", accumulate(map(add, map(_tokens_of, blocks), map(_joins_of, blocks)), initial=0))
 
 
-def region_tokens(cumulative: list[int], blocks: Sequence[Block], first: int, stop: int) -> int:
+def region_tokens(cumulative: Sequence[int], blocks: Sequence[Block], first: int, stop: int) -> int:
     """Tokens of the source from the start of blocks[first] to the end of blocks[stop - 1]."""
     if stop <= first:
         return 0

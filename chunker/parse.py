@@ -225,7 +225,9 @@ def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:
             found = headings[source_line] = _atx_heading(source_line)
             return found
 
-    found = fastparse.top_level_blocks(body, None if fm_lines else source.byte_lines()[0], atx_heading)
+    found = fastparse.top_level_blocks(
+        body, None if fm_lines else source.byte_lines()[0], atx_heading, None if fm_lines else source.line_starts
+    )
     fast = found is not None
     if found is None:
         found = _markdown_it_ranges(body)

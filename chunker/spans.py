@@ -8,12 +8,13 @@ is 1-based and inclusive; ``\\n``, ``\\r\\n`` and ``\\r`` each end a line.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from operator import add
 
-__all__ = ["SourceMap", "Span", "line_bounds"]
+__all__ = ["SourceMap", "Span", "line_arrays", "line_bounds"]
 
 Span = tuple[int, int]
 
@@ -58,6 +59,51 @@ def line_bounds(text: str | bytes) -> tuple[list[int], list[int]]:
     return starts, ends
 
 
+# Characters per piece of a text read by line_arrays: the temporary lists of one piece stay
+# small (a whole text split at once costs a copy of it in line strings, and more).
+_PIECE_CHARS = 1 << 16
+
+
+def line_arrays(text: str, utf8: bool = False) -> tuple[array[int], array[int]]:
+    """:func:`line_bounds` of ``text`` (of its UTF-8 encoding when ``utf8``) as arrays of machine integers.
+
+    Four bytes a line start instead of a Python int and a list slot (36): a document keeps
+    these. The text is read in pieces that end after a ``\\n`` (a ``\\r\\n`` stays whole), so
+    no copy of the whole text is made, nor of its encoding.
+    """
+    typecode = "I" if len(text) < 2**30 else "Q"  # a character is at most 4 bytes
+    starts, ends = array(typecode), array(typecode)
+    if not text:
+        starts.append(0)
+        ends.append(0)
+        return starts, ends
+    base = 0
+    for first, stop in _pieces(text):
+        # a piece that ends with a line break has no empty line after it (line_bounds): the next piece starts there
+        piece = text[first:stop].encode("utf-8", "surrogatepass") if utf8 else text[first:stop]
+        piece_starts, piece_ends = line_bounds(piece)
+        if base:
+            starts.extend(map(base.__add__, piece_starts))
+            ends.extend(map(base.__add__, piece_ends))
+        else:
+            starts.extend(piece_starts)
+            ends.extend(piece_ends)
+        base += len(piece)
+    return starts, ends
+
+
+def _pieces(text: str) -> Iterator[tuple[int, int]]:
+    """``[first, stop)`` spans that cover ``text``, each of at least _PIECE_CHARS characters and
+    ending just after a ``\\n`` (but the last)."""
+    first, length = 0, len(text)
+    while first < length:
+        stop = text.find("\n", first + _PIECE_CHARS) + 1
+        if stop <= 0:
+            stop = length
+        yield first, stop
+        first = stop
+
+
 class SourceMap:
     """Line and byte lookups over one text, built once in linear time (byte lookups on first use)."""
 
@@ -65,12 +111,12 @@ class SourceMap:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts, ends = line_bounds(text)
-        self.line_starts: list[int] = starts
-        self._content_ends: list[int] = ends
+        starts, ends = line_arrays(text)
+        self.line_starts: array[int] = starts
+        self._content_ends: array[int] = ends
         self.ascii = text.isascii()  # then byte offsets are char offsets
-        self._byte_lines: tuple[list[int], list[int]] | None = None
-        self._byte_marks: list[int] | None = None
+        self._byte_lines: tuple[array[int], array[int]] | None = None
+        self._byte_marks: array[int] | None = None
         self._line_bytes: dict[int, int] | None = None  # byte offsets of line starts and ends, by char offset
 
     @property
@@ -79,16 +125,16 @@ class SourceMap:
         return len(self.line_starts) if self.text else 0
 
     @property
-    def line_ends(self) -> list[int]:
+    def line_ends(self) -> array[int]:
         """Char offset where the content of each line ends (before its line break)."""
         return self._content_ends
 
-    def byte_lines(self) -> tuple[list[int], list[int]]:
+    def byte_lines(self) -> tuple[array[int], array[int]]:
         """UTF-8 offsets of the line starts and of where each line's content ends (:func:`line_bounds` of the bytes)."""
         if self.ascii:
             return self.line_starts, self._content_ends
         if self._byte_lines is None:
-            self._byte_lines = line_bounds(self.text.encode("utf-8", "surrogatepass"))
+            self._byte_lines = line_arrays(self.text, utf8=True)
         return self._byte_lines
 
     def line_end(self, line: int) -> int:
@@ -110,9 +156,10 @@ class SourceMap:
             return self.byte_lines()[0][line] + _utf8_len(self.text[start:offset])
         marks = self._byte_marks
         if marks is None:  # in a long line: from a checkpoint every _STRIDE characters
-            text, marks = self.text, [0]
-            for i in range(0, len(text), _STRIDE):
-                marks.append(marks[-1] + _utf8_len(text[i : i + _STRIDE]))
+            text = self.text
+            marks = array(
+                "Q", accumulate((_utf8_len(text[i : i + _STRIDE]) for i in range(0, len(text), _STRIDE)), initial=0)
+            )
             self._byte_marks = marks
         mark = offset // _STRIDE
         return marks[mark] + _utf8_len(self.text[mark * _STRIDE : offset])

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import threading
 import unicodedata
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -138,7 +139,7 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _offsets_in_background(encoding: Any, lengths: list[int], text: str) -> Future[array[int]]:
-    """Start :func:`_token_offsets_of` ``text`` in the worker thread; return once it runs.
+    """Start :func:`_encode_offsets` of ``text`` in the worker thread; return once it runs.
 
     The parse that follows holds the GIL through long calls into compiled code
     (markdown-it-pyrs), which would keep the worker from even starting; so wait until
@@ -157,22 +158,65 @@ def _offsets_in_background(encoding: Any, lengths: list[int], text: str) -> Futu
 
 
 def _encode_offsets(encoding: Any, lengths: list[int], text: str) -> array[int]:
-    """UTF-8 offset of every token of ``text``'s encoding, then its length in bytes (see :func:`_token_offsets_of`).
+    """UTF-8 offset of every token of ``text``'s encoding, then its length in bytes.
+
+    An array of machine integers: a Document keeps it (for the counts of lines cut out of
+    its blocks), and a list would hold a Python int per token, nine times the memory.
 
     With numpy, tiktoken hands the token ids over as one buffer (``encode_to_numpy``, with no
     special token allowed: the same ids as ``encode_ordinary``) and the offsets are summed in
     numpy: no Python int per token, and the GIL held only briefly, so the parse running beside
     it loses little time. Without numpy, the same offsets from a list.
+
+    The text is encoded in pieces (:func:`_encoding_pieces`) whose encodings, one after the
+    other, are the encoding of the whole: so what an encoding needs beside its result (the
+    piece's UTF-8, which a Python ``str`` keeps once asked for it, and the ids) stays small.
     """
-    if _np is None:
-        return _token_offsets_of(encoding.encode_ordinary(text), lengths, len(text))
-    ids = encoding.encode_to_numpy(text, allowed_special=frozenset(), disallowed_special=())
     wide = len(text) >= 2**30  # a character is at most 4 bytes
-    offsets = _np.zeros(len(ids) + 1, dtype=_np.uint64 if wide else _np.uint32)
-    _np.cumsum(_length_table(encoding)[ids], out=offsets[1:])
-    out = array("Q" if wide else "I")
-    out.frombytes(offsets.tobytes())
+    typecode = "Q" if wide else "I"
+    if _np is None:
+        out = array(typecode, [0])
+        for first, stop in _encoding_pieces(text):
+            out.extend(_token_ends(encoding.encode_ordinary(text[first:stop]), lengths, out[-1]))
+        return out
+    table, dtype = _length_table(encoding), _np.uint64 if wide else _np.uint32
+    parts = []
+    for first, stop in _encoding_pieces(text):
+        ids = encoding.encode_to_numpy(text[first:stop], allowed_special=frozenset(), disallowed_special=())
+        parts.append(table[ids].astype(dtype, copy=False))
+        del ids
+    # The result is made once, at its size, then filled: no copy of it while it grows.
+    out = array(typecode, [0]) * (sum(map(len, parts)) + 1)
+    view, position, base = memoryview(out), 1, 0
+    for part in parts:
+        offsets = _np.cumsum(part, dtype=dtype)
+        if base:
+            offsets += base
+        if len(offsets):
+            view[position : position + len(offsets)] = offsets
+            position += len(offsets)
+            base = int(offsets[-1])
     return out
+
+
+# Characters per piece that the whole-text encoding encodes at once (at least).
+_ENCODING_PIECE_CHARS = 1 << 18
+# Where a piece of the text may end: before a line that starts with a character other than white
+# space (tiktoken's \s, _WHITE_SPACE below). That is a pre-token boundary (see _LINE_ADDITIVE_PATTERNS),
+# and BPE never merges across one, so the pieces' encodings add up to the whole text's.
+_PIECE_END = re.compile(r"\n(?=[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000\u2000-\u200a])")
+
+
+def _encoding_pieces(text: str) -> list[tuple[int, int]]:
+    """``[first, stop)`` spans that cover ``text``, each ending where a pre-token starts (:data:`_PIECE_END`)."""
+    spans: list[tuple[int, int]] = []
+    first, length = 0, len(text)
+    while first < length:
+        found = _PIECE_END.search(text, first + _ENCODING_PIECE_CHARS)
+        stop = found.end() if found else length
+        spans.append((first, stop))
+        first = stop
+    return spans or [(0, 0)]
 
 
 @functools.cache
@@ -182,16 +226,13 @@ def _length_table(encoding: Any) -> Any:
     return _np.array(_token_lengths(encoding), dtype=_np.uint32)
 
 
-def _token_offsets_of(ids: list[int], lengths: list[int], chars: int) -> array[int]:
-    """UTF-8 offset of every token of an encoding of a text of ``chars`` characters, then its length in bytes.
-
-    An array of machine integers: a Document keeps it (for the counts of lines cut out of
-    its blocks), and a list would hold a Python int per token, nine times the memory.
-    """
-    typecode = "I" if chars < 2**30 else "Q"  # a character is at most 4 bytes
-    if len(ids) < 2:  # itemgetter of one key gives the item, not a tuple
-        return array(typecode, accumulate(map(lengths.__getitem__, ids), initial=0))
-    return array(typecode, accumulate(itemgetter(*ids)(lengths), initial=0))  # one call looks them all up
+def _token_ends(ids: list[int], lengths: list[int], base: int) -> Iterator[int]:
+    """UTF-8 offset where each token of ``ids`` ends, the first starting at ``base`` (without numpy)."""
+    # itemgetter of one key gives the item, not a tuple; of many, looks them all up in one call
+    looked_up: Iterable[int] = map(lengths.__getitem__, ids) if len(ids) < 2 else itemgetter(*ids)(lengths)
+    ends = accumulate(looked_up, initial=base)
+    next(ends)  # base: where the first token starts
+    return ends
 
 
 @functools.cache
@@ -368,16 +409,13 @@ class TextCounts:
         return self._tokenizer.count(self._text[:first_start]) + sum(tokens + join for tokens, join in blocks)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _encodable(text: str) -> bool:
     """False for a text with lone surrogates: tiktoken would count it with U+FFFD in their place,
     the engine counts what would be written (see ``count``), so its blocks are counted one by one."""
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return text.isascii() or _SURROGATE.search(text) is None
 
 
 def _is_word_char(char: str) -> bool:
