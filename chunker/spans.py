@@ -107,7 +107,7 @@ def _pieces(text: str) -> Iterator[tuple[int, int]]:
 class SourceMap:
     """Line and byte lookups over one text, built once in linear time (byte lookups on first use)."""
 
-    __slots__ = ("_byte_lines", "_byte_marks", "_content_ends", "_line_bytes", "ascii", "line_starts", "text")
+    __slots__ = ("_byte_lines", "_byte_marks", "_content_ends", "ascii", "line_starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -117,7 +117,6 @@ class SourceMap:
         self.ascii = text.isascii()  # then byte offsets are char offsets
         self._byte_lines: tuple[array[int], array[int]] | None = None
         self._byte_marks: array[int] | None = None
-        self._line_bytes: dict[int, int] | None = None  # byte offsets of line starts and ends, by char offset
 
     @property
     def line_count(self) -> int:
@@ -192,11 +191,8 @@ class SourceMap:
         """:meth:`byte_span` of each of ``spans`` (mostly starting and ending lines: looked up)."""
         if self.ascii:
             return list(spans)
-        known = self._line_bytes
-        if known is None:
-            starts, ends = self.byte_lines()
-            lines = zip(self.line_starts, starts, strict=True)
-            known = self._line_bytes = dict(lines) | dict(zip(self._content_ends, ends, strict=True))
+        starts, ends = self.byte_lines()  # a table of line starts and ends for this call (not kept: memory)
+        known = dict(zip(self.line_starts, starts, strict=True)) | dict(zip(self._content_ends, ends, strict=True))
 
         def at(offset: int) -> int:
             found = known.get(offset)
