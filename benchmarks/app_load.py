@@ -48,14 +48,13 @@ import streamlit  # noqa: E402
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright  # noqa: E402
 
 import chunker  # noqa: E402
-from benchmarks.engine import write_section  # noqa: E402
+from benchmarks.engine import publish  # noqa: E402
 from chunk_inspector import cache  # noqa: E402
 from chunk_inspector.frame import MAX_UPLOAD_BYTES, SIZES  # noqa: E402
 from tests.browser.harness import CHROMIUM_ARGS, IDLE, chromium_path, serve_app_process  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
 GOAL = 1.0  # seconds, p95 from a move to the new count on screen (issue 14)
-START = "<!-- app-load:start -->"
 CAPS = [size for size in SIZES if 256 <= size <= 2048]  # the hard cap's stops walked
 TARGETS = (192, 256)  # the target moves between these (one stop apart)
 MB = 1_000_000
@@ -503,18 +502,13 @@ def main() -> int:
         f"{load_before:.2f} before, {load_after:.2f} after), Python {platform.python_version()}, "
         f"streamlit {streamlit.__version__}, headless Chromium in the same machine.",
     ]
-    table = "\n".join(lines)
-    print(table)
-    if args.write:
-        if START not in (args.write.read_text(encoding="utf-8") if args.write.exists() else ""):
-            with args.write.open("a", encoding="utf-8") as out:
-                out.write(
-                    "\n## The app under load: several sessions at once\n\n`make bench-app-load` runs "
-                    "`.venv/bin/python benchmarks/app_load.py --write docs/BENCHMARKS.md`; the section below names "
-                    "the command that wrote it.\n"
-                )
-        # another budget gets its own block after the default's (both under the one heading)
-        write_section(args.write, f"app-load-budget-{args.budget_mb:g}" if args.budget_mb else "app-load", table)
+    key = f"app-load-budget-{args.budget_mb:g}" if args.budget_mb else "app-load"  # another budget: its own block
+    heading = (
+        "\n## The app under load: several sessions at once\n\n`make bench-app-load` runs "
+        "`.venv/bin/python benchmarks/app_load.py --write docs/BENCHMARKS.md`; the section below names "
+        "the command that wrote it.\n"
+    )
+    publish(lines, args.write, key, heading if key == "app-load" else "")
     return 1 if errors else 0
 
 

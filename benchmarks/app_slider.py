@@ -27,7 +27,7 @@ import streamlit  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 import chunker  # noqa: E402
-from benchmarks.engine import write_section  # noqa: E402
+from benchmarks.engine import publish  # noqa: E402
 from chunk_inspector.frame import SIZES  # noqa: E402
 from tests.browser.harness import IDLE, launch, metric, open_app, serve_app  # noqa: E402
 
@@ -38,7 +38,6 @@ _SHOWN = """(want) => {
     const box = [...document.querySelectorAll('[data-testid="stMetric"]')].find(m => m.innerText.startsWith('Chunks'));
     return box && box.querySelector('[data-testid="stMetricValue"]').innerText.trim() === want;
 }"""
-START = "<!-- app-slider:start -->"
 
 
 def main() -> None:
@@ -90,7 +89,7 @@ def main() -> None:
 
     median, worst = statistics.median(times), max(times)
     size_kb = sample.stat().st_size / 1024
-    table = "\n".join(
+    publish(
         [
             f"Sample: `sample_docs/{sample.name}` ({size_kb:.0f} KB, {text.count(chr(10)) + 1:,} lines). "
             f"The hard cap walked up its stops with the keyboard at targets {', '.join(map(str, TARGETS))}: "
@@ -106,17 +105,12 @@ def main() -> None:
             "",
             f"Machine: {platform.machine()}, Python {platform.python_version()}, streamlit {streamlit.__version__}, "
             "headless Chromium.",
-        ]
+        ],
+        args.write,
+        "app-slider",
+        "\n## The app: a slider move in the browser\n\nCommand: `make bench-app` (that is, "
+        "`.venv/bin/python benchmarks/app_slider.py --write docs/BENCHMARKS.md`).\n",
     )
-    print(table)
-    if args.write:
-        if START not in (args.write.read_text(encoding="utf-8") if args.write.exists() else ""):
-            with args.write.open("a", encoding="utf-8") as out:
-                out.write(
-                    "\n## The app: a slider move in the browser\n\nCommand: `make bench-app` (that is, "
-                    "`.venv/bin/python benchmarks/app_slider.py --write docs/BENCHMARKS.md`).\n"
-                )
-        write_section(args.write, "app-slider", table)
 
 
 if __name__ == "__main__":

@@ -264,6 +264,19 @@ def _yes(ok: bool) -> str:
     return "yes" if ok else "no"
 
 
+def publish(lines: list[str], path: Path | None, key: str, heading: str = "") -> None:
+    """Print a benchmark's table and, given a path, write it as the section ``key`` there (after
+    ``heading``, the first time the section is written)."""
+    table = "\n".join(lines)
+    print(table)
+    if path is None:
+        return
+    if heading and f"<!-- {key}:start -->" not in (path.read_text(encoding="utf-8") if path.exists() else ""):
+        with path.open("a", encoding="utf-8") as out:
+            out.write(heading)
+    write_section(path, key, table)
+
+
 def write_section(path: Path, key: str, body: str) -> None:
     """Replace the block between `<!-- key:start -->` and `<!-- key:end -->` in ``path``."""
     start, end = f"<!-- {key}:start -->", f"<!-- {key}:end -->"

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.corpus_cli import timed  # noqa: E402
-from benchmarks.engine import write_section  # noqa: E402
+from benchmarks.engine import publish  # noqa: E402
 from chunk_inspector.corpus import find_markdown  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
@@ -97,10 +97,7 @@ def main() -> int:
         f"(load average {load_before:.2f} before, {load_after:.2f} after), Python {platform.python_version()}, "
         f"Ray {ray.__version__}.",
     ]
-    table = "\n".join(lines)
-    print(table)
-    if args.write:
-        write_section(args.write, "ray-corpus", table)
+    publish(lines, args.write, "ray-corpus")
     return 0 if identical else 1
 
 
