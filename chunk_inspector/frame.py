@@ -315,7 +315,8 @@ def _controls() -> Settings:
         required=True,
         bind="query-params",
         help="optimal: the boundaries of least cost (sizes near the target, cuts before headings, sections "
-        "kept apart); balanced: greedy, whole sections kept together up to the hard cap (README, The method).",
+        "kept apart); balanced: greedy, whole sections kept together up to the hard cap; reference: "
+        "markdown-object's packing, less its defects (README, Packing strategies).",
     )
     if int(st.session_state.target) > int(st.session_state.hard_cap):  # e.g. from a hand-edited link
         side.caption(
