@@ -394,7 +394,10 @@ def to_chunks(items: list[Counted], shared: list[Shared | None], packing: Packin
         for item, overlap in zip(items, shared, strict=True)
     ]
     source = packing.doc.source
-    located = zip(spans, source.byte_spans(spans), source.line_spans(spans), strict=True)
+    offsets = sorted({offset for span in spans for offset in span})  # each character encoded once
+    byte_of = dict(zip(offsets, source.byte_offsets(offsets), strict=True))
+    byte_spans = [(byte_of[start], byte_of[end]) for start, end in spans]
+    located = zip(spans, byte_spans, source.line_spans(spans), strict=True)
     clauses: dict[tuple[str, ...], str | None] = {}  # each breadcrumb's clause number, found once
     return [
         _chunk(n, item, overlap, where, clauses, packing)
