@@ -489,48 +489,61 @@ class _Row:
         musts = [p for p in range(n) if must[p]] + [n]
         best_o = [0.0] * len(opens)
         back_o = [0] * len(opens)
+        ends_o = [0, *(sums[k] - atoms[k - 1].join for k in opens[1:])]  # the tokens up to each end
+        fixed_o = [per_chunk + boundary[k] for k in opens]
         last_must, next_must = 0, 0
         for jk in range(1, len(opens)):
             k = opens[jk]
             while musts[next_must] < k:  # the last mandatory boundary at or before k - 1
                 last_must = musts[next_must]
                 next_must += 1
-            end = sums[k] - atoms[k - 1].join
-            fixed = per_chunk + boundary[k]
-            headings = inside[k]
+            end, fixed, headings = ends_o[jk], fixed_o[jk], inside[k]
             low = max(last_must, bisect_left(sums, end - hard_cap, 0, k - 1))
             whole_preamble = False
             if 0 < preamble < k:
                 whole_preamble = low == 0 and (preamble_joins or k == n)
                 low = max(low, preamble)
             first = bisect_left(opens, low, 0, jk)  # the first open start
-            starts: range | tuple[int, ...] = range(jk - 1, first - 1, -1)
-            if whole_preamble:
-                starts = (*starts, 0)
+            over = bisect_left(sums_o, end - target, first, jk)  # starts before this one are over the target
             found, at = _INFINITY, 0
-            lowest = None  # the least best of the starts left, once over the target
-            for j in starts:
+            for j in range(jk - 1, over - 1, -1):  # at or under the target, from the end down
                 cost = best_o[j]
                 if cost >= found:
                     continue
                 tokens = end - sums_o[j]
                 d = (tokens - target) * scale
-                if d > 0:
-                    size = over_weight * d * d
-                    if lowest is None:
-                        lowest = min(best_o[first : j + 1], default=_INFINITY)
-                        if whole_preamble:
-                            lowest = min(lowest, best_o[0])
-                    if lowest + (fixed + size) + (headings - inside_o[j]) >= found:
-                        break
-                else:
-                    size = under_weight * d * d
-                cost += fixed + size
+                cost += fixed + under_weight * d * d
                 cost += headings - inside_o[j]
                 if tokens < small:
                     cost += small_cost
                 if cost < found:
                     found, at = cost, j
+            if over > first:  # over the target: stop once even the least best left cannot beat what was found
+                lowest = min(best_o[first:over])
+                for j in range(over - 1, first - 1, -1):
+                    cost = best_o[j]
+                    if cost >= found:
+                        continue
+                    tokens = end - sums_o[j]
+                    d = (tokens - target) * scale
+                    size = over_weight * d * d
+                    if lowest + (fixed + size) + (headings - inside_o[j]) >= found:
+                        break
+                    cost += fixed + size
+                    cost += headings - inside_o[j]
+                    if tokens < small:
+                        cost += small_cost
+                    if cost < found:
+                        found, at = cost, j
+            if whole_preamble and best_o[0] < found:  # the start before the preamble, tried last
+                tokens = end - sums_o[0]
+                d = (tokens - target) * scale
+                cost = best_o[0] + (fixed + (over_weight if d > 0 else under_weight) * d * d)
+                cost += headings - inside_o[0]
+                if tokens < small:
+                    cost += small_cost
+                if cost < found:
+                    found, at = cost, 0
             if found >= FORBIDDEN:
                 return None
             best_o[jk], back_o[jk] = found, at

@@ -14,6 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import chunker
+from chunker.drafts import Packing
+from chunker.optimal import _Row
 from tests.conftest import SAMPLES, commonmark_examples, corpus_files, requires_corpus
 from tests.invariants import check_chunk_set
 from tests.test_pack import words
@@ -119,6 +121,42 @@ def test_corpus_documents_meet_the_contract(target: int, cap: int) -> None:
         chunks = chunker.chunk(doc, target=target, hard_cap=cap, strategy="optimal")
         check_full(doc, chunks, cap)
         assert_no_small_chunk_could_join(doc, chunks, cap)
+
+
+def assert_shortcuts_exact(doc: chunker.Document, target: int, cap: int) -> None:
+    """The programme over open boundaries with its early stops makes the choices of trying every start."""
+    row = _Row(Packing(doc, chunker.ChunkOptions(target, cap)))
+    short = row._open_programme()
+    if short is None:  # it gave up: the full programme is used
+        return
+    total = row.total
+    assert row._programme() == short
+    assert row.total == total
+
+
+@pytest.mark.parametrize("path", sample_paths(), ids=lambda p: p.name)
+def test_the_shortcut_programme_chooses_as_the_full_one_on_samples(path: Path) -> None:
+    doc = chunker.parse(path.read_text(encoding="utf-8"), name=path.name)
+    for target, cap in [*PAIRS, (100, 1000), (1000, 1024)]:
+        assert_shortcuts_exact(doc, target, cap)
+
+
+@requires_corpus
+@pytest.mark.corpus
+def test_the_shortcut_programme_chooses_as_the_full_one_on_the_corpus() -> None:
+    for path in corpus_files():
+        doc = chunker.parse(path.read_bytes().decode("utf-8", errors="replace"), name=path.name)
+        for target, cap in [(128, 256), (512, 1024)]:
+            assert_shortcuts_exact(doc, target, cap)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(text=documents(), lim=limits())
+def test_the_shortcut_programme_chooses_as_the_full_one_on_generated_markdown(
+    text: str, lim: tuple[int, int, dict[str, Any]]
+) -> None:
+    target, cap, _ = lim
+    assert_shortcuts_exact(chunker.parse(text, name="gen.md"), target, cap)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
