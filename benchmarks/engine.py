@@ -17,13 +17,18 @@ strikethrough) plus one tiktoken cl100k_base pass over its text. Measured:
 
 Each figure is the best of ``--repeat`` rounds over the whole corpus, in one process, the
 measures interleaved round by round, so that drift in machine speed (other jobs on a shared
-machine) hits floor and engine alike: compare the ratios, not the seconds.
+machine) hits floor and engine alike: compare the ratios, not the seconds. Garbage is collected
+before each timed run (``gc.collect()``; the collector stays on while it runs): a full collection
+walks every object alive, so one owed to the untimed set-up (the re-chunk's parse and first
+chunking of 127 documents) would otherwise fall inside the window or not by chance (30-40 ms,
+about a third of a re-chunk).
 Usage: python benchmarks/engine.py [--write docs/BENCHMARKS.md] [--repeat 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import platform
 import statistics
@@ -47,6 +52,7 @@ BIG = CORPUS / "dify-corpus" / "large_concat_1mb.md"
 def best_of(repeat: int, fn: Callable[[], object]) -> float:
     times = []
     for _ in range(repeat):
+        gc.collect()
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
@@ -108,6 +114,7 @@ def main() -> int:
         docs = [chunker.parse(text, name=name) for name, text in texts]
         for doc in docs:
             chunker.chunk(doc, target=512, hard_cap=1024, strategy=strategy)
+        gc.collect()
         start = time.perf_counter()
         for doc in docs:
             chunker.chunk(doc, target=256, hard_cap=512, strategy=strategy)

@@ -585,17 +585,19 @@ class _Cutter:
 
         return self.pack(atoms, first_limit, limit, make, descend, overhead)
 
-    def cut_table(self, node: InnerNode, first_limit: int, limit: int) -> list[Piece]:
-        """Between rows; later pieces repeat the header and delimiter rows."""
-        span = self._trimmed(node.first, node.stop)
+    def cut_table(self, first: int, stop: int, first_limit: int, limit: int) -> list[Piece]:
+        """Between rows; later pieces repeat the header and delimiter rows.
+
+        The table is lines ``[first, stop)``: its header row, its delimiter row, then a body row
+        on each line (a row is one line), so it needs no inner parse.
+        """
+        span = self._trimmed(first, stop)
         if span is None:
             return []
-        rows = [n for part in node.children for n in part.children if n.kind == "row"]
-        header_stop = node.first + 2
-        header = self.text[self.src.line_starts[node.first] : self.src.line_end(header_stop - 1)] + "\n"
-        body_rows = [r for r in rows if r.first >= header_stop]
-        atoms = self.line_atoms(header_stop, self.src.line_index(span[1]) + 1)
-        if not body_rows or not atoms:
+        header_stop = first + 2
+        header = self.text[self.src.line_starts[first] : self.src.line_end(header_stop - 1)] + "\n"
+        atoms = self.line_atoms(header_stop, self.src.line_index(span[1]) + 1)  # the body rows
+        if not atoms:
             return self.cut_text(span[0], span[1], first_limit, limit, "split_table", _LINE)
         table_start = span[0]
         atoms[0] = _Atom(table_start, atoms[0].end, atoms[0].strength)
@@ -654,7 +656,7 @@ class _Cutter:
         if node.kind == "code":
             return self.cut_code(span[0], node, first_limit, limit)
         if node.kind == "table":
-            return self.cut_table(node, first_limit, limit)
+            return self.cut_table(node.first, node.stop, first_limit, limit)
         if node.kind in ("list", "item", "blockquote") and node.children:
             return self.cut_container(node, first_limit, limit, flag)
         if node.kind == "html":
@@ -744,6 +746,8 @@ def cut_block(
     flag = _FLAG_BY_KIND.get(block.kind, "split_text")
     if block.kind in ("paragraph", "heading", "text", "hr", "front_matter"):
         pieces = cutter.cut_text(block.start, block.end, first_limit, limit, flag, _LINE)
+    elif block.kind == "table":
+        pieces = cutter.cut_table(first_line, stop_line, first_limit, limit)
     else:
         inner = cutter.cache.inner
         nodes = inner.get(block.start)
