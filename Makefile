@@ -98,6 +98,8 @@ bench-retrieval: $(PEERS_VENV)/.installed
 		--caps 256,512 --default-strategy-only
 	$(PEERS_VENV)/bin/python benchmarks/retrieval.py --write docs/BENCHMARKS.md --retrievers dense --sets markdown \
 		--caps 1024 --default-strategy-only
+	$(PEERS_VENV)/bin/python benchmarks/retrieval.py --write docs/BENCHMARKS.md --retrievers dense --sets chroma \
+		--default-strategy-only
 
 # The app with the peers installed: the Compare page offers them as a third column.
 app-with-peers: $(PEERS_VENV)/.installed

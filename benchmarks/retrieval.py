@@ -253,8 +253,9 @@ def main() -> int:
     text = "\n".join(out)
     print(text)
     if ns.write is not None:
+        sets_key = "" if ns.sets == parser.get_default("sets") else "-" + ns.sets.replace(",", "-")
         caps_key = "" if ns.caps == parser.get_default("caps") else "-" + ns.caps.replace(",", "-")
-        write_section(ns.write, "retrieval-" + "-".join(retrievers) + caps_key, text)
+        write_section(ns.write, "retrieval-" + "-".join(retrievers) + sets_key + caps_key, text)
     return 0
 
 
