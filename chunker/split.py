@@ -117,13 +117,15 @@ class _Run:
 class CutCache:
     """Limit-independent work of cutting one document, kept on it (``Document.caches.cuts``) so that
     re-chunking with new limits reuses it: exact counts of spans and of added lines, join costs,
-    runs of atoms, and each block's inner structure (by the block's start)."""
+    runs of atoms, each block's inner structure (by the block's start) and the lines of each code
+    body cut (by its line range)."""
 
     span_tokens: dict[tuple[int, int], int] = field(default_factory=dict)
     text_tokens: dict[str, int] = field(default_factory=dict)
     join_costs: dict[tuple[str, str], int] = field(default_factory=dict)
     runs: dict[tuple[int, ...], _Run] = field(default_factory=dict)
     inner: dict[int, tuple[InnerNode, ...]] = field(default_factory=dict)
+    code_lines: dict[tuple[int, int], tuple[_Atom, ...]] = field(default_factory=dict)
 
 
 def cut_cache(doc: Document) -> CutCache:
@@ -254,6 +256,14 @@ class _Cutter:
                 continue
             atoms.append(_Atom(start, end, strength))
         return atoms
+
+    def code_lines(self, first: int, stop: int) -> list[_Atom]:
+        """Lines ``[first, stop)`` of a code body as atoms (:func:`_by_indentation`), kept on the document."""
+        known = self.cache.code_lines
+        found = known.get((first, stop))
+        if found is None:
+            found = known[first, stop] = tuple(_by_indentation(self.text, self.line_atoms(first, stop)))
+        return list(found)
 
     def node_atoms(self, nodes: list[InnerNode] | tuple[InnerNode, ...], first: int, stop: int) -> list[_Atom]:
         """Inner blocks as atoms; lines no node covers become line atoms."""
@@ -523,7 +533,7 @@ class _Cutter:
         body_stop = stop - 1 if closed else stop
         block_end = span[1]
         open_start = self.src.line_starts[first]
-        atoms = _by_indentation(self.text, self.line_atoms(body_first, body_stop))
+        atoms = self.code_lines(body_first, body_stop)
         if not atoms:  # only fence lines: nothing to re-fence, and cut between them each piece would
             # open a fence. One piece (a block over the hard cap then falls back to plain text: Packing.cut).
             return [self.plain("split_code")(span[0], span[1], None)]
@@ -546,14 +556,14 @@ class _Cutter:
             # other pieces get a re-opened (closing) fence added.
             prefix = ""
             added: list[int | None] = [tokens]
-            if not self.text[body_start:start].strip():
+            if _NON_BLANK.search(self.text, body_start, start) is None:  # (a slice would copy the body: quadratic)
                 added.append(add_open if start == body_start else None)
                 start = open_start
             else:
                 prefix = reopen
                 added.append(add_reopen if _STARTS_LINE_TEXT.match(self.text, start) else None)
             suffix = close
-            if not self.text[end:body_end].strip():
+            if _NON_BLANK.search(self.text, end, body_end) is None:
                 added.append(add_close if end == body_end else None)
                 end, suffix = block_end, ""
             elif tokens is not None:

@@ -242,14 +242,19 @@ def test_callable_tokenizer_counts_are_exact_and_capped() -> None:
     assert chunks.config["tokenizer"] == "callable:chars"
 
 
-def test_rechunking_a_parsed_document_gives_the_same_result_as_chunk_markdown() -> None:
-    """chunk(parse(text)) with new limits equals a fresh chunk_markdown at those limits."""
-    text = f"# A\n\n{words(300)}\n\n## B\n\n{words(50)}\n"
+@pytest.mark.parametrize("strategy", chunker.STRATEGIES)
+def test_rechunking_a_parsed_document_gives_the_same_result_as_chunk_markdown(strategy: str) -> None:
+    """chunk(parse(text)) with new limits equals a fresh chunk_markdown at those limits: what the
+    document's caches keep from one cut (counts, inner structure, code lines) holds at any other."""
+    code = "\n".join(f"{'    ' * (n % 3)}line_{n} = call({n})" for n in range(120))
+    table = "| a | b |\n|---|---|\n" + "\n".join(f"| row {n} | {words(6)} |" for n in range(60))
+    items = "\n".join(f"- item {n}: {words(12)}" for n in range(40))
+    text = f"# A\n\n{words(300)}\n\n## B\n\n{words(50)}\n\n```py\n{code}\n```\n\n{table}\n\n{items}\n"
     doc = chunker.parse(text, name="doc.md")
-    for target, cap in [(50, 100), (100, 400), (30, 30)]:
+    for target, cap in [(50, 100), (100, 400), (30, 30), (60, 120)]:
         assert (
-            chunker.chunk(doc, target, cap).to_json()
-            == chunker.chunk_markdown(text, name="doc.md", target=target, hard_cap=cap).to_json()
+            chunker.chunk(doc, target, cap, strategy=strategy).to_json()
+            == chunker.chunk_markdown(text, name="doc.md", target=target, hard_cap=cap, strategy=strategy).to_json()
         )
 
 
