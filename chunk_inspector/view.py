@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 import chunker
@@ -235,8 +236,11 @@ def cost_chart(terms: CostTerms) -> dict[str, Any]:
 def size_histogram(
     sizes: Sequence[int], target: int, hard_cap: int, title: str = "Chunk sizes (tokens)"
 ) -> dict[str, Any]:
-    """A plotly figure (as a plain dict: no validation cost on every slider move) of chunk sizes,
-    with the target and the hard cap marked."""
+    """A plotly figure (a plain dict) of chunk sizes, with the target and the hard cap marked.
+
+    The sizes go in as a numpy array: ``st.plotly_chart`` validates the figure, an array at once
+    and a list value by value (20 ms for the 11,000 chunks of a 5 MB document, at every slider move).
+    """
 
     def line(x: int, color: str, dash: str, label: str) -> tuple[dict[str, Any], dict[str, Any]]:
         shape = {
@@ -264,7 +268,7 @@ def size_histogram(
         "data": [
             {
                 "type": "histogram",
-                "x": list(sizes),
+                "x": np.asarray(sizes, dtype=np.int64),
                 "nbinsx": 40,
                 "marker": {"color": "#3b7dd8"},
                 "hovertemplate": "%{x} tokens: %{y} chunks<extra></extra>",
