@@ -49,10 +49,11 @@ small chunks joined, overlap, clause numbers), but not its sibling merge.
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
-from operator import le
+from operator import le, sub
 
 from chunker.chunkset import Chunk
 from chunker.drafts import SMALL_TOKENS, Draft, Packing, Unit, block_units, joinable, piece_unit
@@ -282,6 +283,18 @@ def _introduces(blocks: tuple[Block, ...], left: Unit, right: Unit) -> bool:
     return blocks[left.stop - 1].kind == "paragraph" and blocks[right.first].kind in _INTRODUCED
 
 
+def _size_term(tokens: int, target: int, small: int) -> float:
+    """The size term of a chunk of ``tokens`` (module docstring), with ``SMALL_COST`` under ``small``."""
+    d = (tokens - target) / target
+    return (SIZE_OVER if d > 0 else SIZE_UNDER) * d * d + (SMALL_COST if tokens < small else 0.0)
+
+
+@functools.lru_cache(maxsize=8)
+def _size_costs(target: int, hard_cap: int, small: int) -> tuple[float, ...]:
+    """:func:`_size_term` of 0 to ``hard_cap`` tokens, looked up by the programme."""
+    return tuple(_size_term(tokens, target, small) for tokens in range(hard_cap + 1))
+
+
 class _Row:
     """The document as a row of atoms, with each atom's section, and the dynamic programme over it."""
 
@@ -481,8 +494,8 @@ class _Row:
         boundary, must, sums, inside = self.boundary, self.must, self.sums, self.inside
         preamble = self.preamble_atoms
         preamble_joins = 0 < preamble < n and sums[preamble] - atoms[preamble - 1].join < min(SMALL_TOKENS, target // 4)
-        over_weight, under_weight, per_chunk, small_cost = SIZE_OVER, SIZE_UNDER, CHUNK_COST, SMALL_COST
-        scale = 1.0 / target
+        per_chunk = CHUNK_COST
+        sizes = _size_costs(target, hard_cap, small)  # a chunk over the hard cap (one atom too big) is past the end
         opens = [p for p in range(n + 1) if boundary[p] < FORBIDDEN]  # 0 and n among them
         sums_o = [sums[p] for p in opens]
         inside_o = [inside[p + 1] for p in opens[:-1]]  # the headings before the atom a chunk starts with
@@ -490,63 +503,69 @@ class _Row:
         best_o = [0.0] * len(opens)
         back_o = [0] * len(opens)
         ends_o = [0, *(sums[k] - atoms[k - 1].join for k in opens[1:])]  # the tokens up to each end
+        if not all(map(le, ends_o, ends_o[1:])) or max(map(sub, ends_o, sums_o)) > target:
+            return None  # the windows below only move forward, and stay before their end: ends grow, joins > -target
         fixed_o = [per_chunk + boundary[k] for k in opens]
         last_must, next_must = 0, 0
-        for jk in range(1, len(opens)):
-            k = opens[jk]
-            while musts[next_must] < k:  # the last mandatory boundary at or before k - 1
-                last_must = musts[next_must]
-                next_must += 1
-            end, fixed, headings = ends_o[jk], fixed_o[jk], inside[k]
-            low = max(last_must, bisect_left(sums, end - hard_cap, 0, k - 1))
-            whole_preamble = False
-            if 0 < preamble < k:
-                whole_preamble = low == 0 and (preamble_joins or k == n)
-                low = max(low, preamble)
-            first = bisect_left(opens, low, 0, jk)  # the first open start
-            over = bisect_left(sums_o, end - target, first, jk)  # starts before this one are over the target
-            found, at = _INFINITY, 0
-            for j in range(jk - 1, over - 1, -1):  # at or under the target, from the end down
-                cost = best_o[j]
-                if cost >= found:
-                    continue
-                tokens = end - sums_o[j]
-                d = (tokens - target) * scale
-                cost += fixed + under_weight * d * d
-                cost += headings - inside_o[j]
-                if tokens < small:
-                    cost += small_cost
-                if cost < found:
-                    found, at = cost, j
-            if over > first:  # over the target: stop once even the least best left cannot beat what was found
-                lowest = min(best_o[first:over])
-                for j in range(over - 1, first - 1, -1):
+        after_must = 0  # the first open start at or after the last mandatory boundary
+        after_preamble = bisect_left(opens, preamble)  # the first open start after the preamble
+        fits_from = under_from = 0  # the first open starts of a chunk within the hard cap, within the target
+        try:
+            for jk in range(1, len(opens)):
+                k = opens[jk]
+                if musts[next_must] < k:
+                    while musts[next_must] < k:  # the last mandatory boundary at or before k - 1
+                        last_must = musts[next_must]
+                        next_must += 1
+                    after_must = bisect_left(opens, last_must, 0, jk)
+                end, fixed, headings = ends_o[jk], fixed_o[jk], inside[k]
+                reach = end - hard_cap
+                while sums_o[fits_from] < reach:
+                    fits_from += 1
+                reach = end - target
+                while sums_o[under_from] < reach:
+                    under_from += 1
+                first = fits_from if fits_from > after_must else after_must
+                whole_preamble = False
+                if 0 < preamble < k:
+                    whole_preamble = first == 0 and (preamble_joins or k == n)
+                    if first < after_preamble:
+                        first = after_preamble
+                over = under_from if under_from > first else first  # starts before this one are over the target
+                found, at = _INFINITY, 0
+                for j in range(over, jk):  # at or under the target, the biggest first; a tie goes to the later start
                     cost = best_o[j]
-                    if cost >= found:
+                    if cost > found:
                         continue
-                    tokens = end - sums_o[j]
-                    d = (tokens - target) * scale
-                    size = over_weight * d * d
-                    if lowest + (fixed + size) + (headings - inside_o[j]) >= found:
-                        break
-                    cost += fixed + size
+                    cost += fixed + sizes[end - sums_o[j]]
+                    if cost > found:
+                        continue
                     cost += headings - inside_o[j]
-                    if tokens < small:
-                        cost += small_cost
-                    if cost < found:
+                    if cost <= found:
                         found, at = cost, j
-            if whole_preamble and best_o[0] < found:  # the start before the preamble, tried last
-                tokens = end - sums_o[0]
-                d = (tokens - target) * scale
-                cost = best_o[0] + (fixed + (over_weight if d > 0 else under_weight) * d * d)
-                cost += headings - inside_o[0]
-                if tokens < small:
-                    cost += small_cost
-                if cost < found:
-                    found, at = cost, 0
-            if found >= FORBIDDEN:
-                return None
-            best_o[jk], back_o[jk] = found, at
+                if over > first:  # over the target: stop once even the least best left cannot beat what was found
+                    lowest = min(best_o[first:over])
+                    for j in range(over - 1, first - 1, -1):
+                        cost = best_o[j]
+                        if cost >= found:
+                            continue
+                        size = sizes[end - sums_o[j]]
+                        if lowest + (fixed + size) + (headings - inside_o[j]) >= found:
+                            break
+                        cost += fixed + size
+                        cost += headings - inside_o[j]
+                        if cost < found:
+                            found, at = cost, j
+                if whole_preamble and best_o[0] < found:  # the start before the preamble, tried last
+                    cost = best_o[0] + (fixed + sizes[end - sums_o[0]])
+                    cost += headings - inside_o[0]
+                    if cost < found:
+                        found, at = cost, 0
+                if found >= FORBIDDEN:
+                    return None
+                best_o[jk], back_o[jk] = found, at
+        except IndexError:  # a chunk of one atom bigger than the hard cap: past the sizes' end
+            return None
         self.total = best_o[-1]
         cuts: list[tuple[int, int]] = []
         jk = len(opens) - 1
@@ -575,8 +594,7 @@ class _Row:
         preamble_joins = 0 < preamble < n and sums[preamble] - atoms[preamble - 1].join < min(SMALL_TOKENS, target // 4)
         first, parent, section_of, block_of = self.first, self.parent, self.atom_section, self.atom_block
         in_budget, budget = self.packing.options.breadcrumb_in_budget, self._section_budget
-        over_weight, under_weight, per_chunk, small_cost = SIZE_OVER, SIZE_UNDER, CHUNK_COST, SMALL_COST
-        scale = 1.0 / target
+        per_chunk, sizes = CHUNK_COST, _size_costs(target, hard_cap, small)
         best = [_INFINITY] * (n + 1)
         best[0] = 0.0
         back = [0] * (n + 1)
@@ -603,11 +621,9 @@ class _Row:
                     tokens = end - sums[i]
                     if best[i] >= found or (i < k - 1 and tokens > budget(section)):
                         continue
-                    d = (tokens - target) * scale
-                    cost = best[i] + fixed + (over_weight if d > 0 else under_weight) * d * d
+                    size = sizes[tokens] if tokens <= hard_cap else _size_term(tokens, target, small)
+                    cost = best[i] + (fixed + size)
                     cost += inside[k] - inside[i + 1]
-                    if tokens < small:
-                        cost += small_cost
                     if cost < found:
                         found, at = cost, i
             else:
@@ -616,11 +632,8 @@ class _Row:
                     if cost >= found:
                         continue
                     tokens = end - sums[i]
-                    d = (tokens - target) * scale
-                    cost += fixed + (over_weight if d > 0 else under_weight) * d * d
+                    cost += fixed + (sizes[tokens] if tokens <= hard_cap else _size_term(tokens, target, small))
                     cost += inside[k] - inside[i + 1]
-                    if tokens < small:
-                        cost += small_cost
                     if cost < found:
                         found, at = cost, i
             best[k], back[k] = found, at
