@@ -820,12 +820,19 @@ def _join_slivers(doc: Document, pieces: list[Piece], first_limit: int, limit: i
     return out
 
 
+_FENCE_MARKS = ("```", "~~~")
+
+
 def _join_stray_fences(doc: Document, pieces: list[Piece], budget: int) -> list[Piece]:
     """Mend a piece that opens a fence its source does not (a fence-like line in HTML or text).
 
     Join it with its neighbour (the previous first) while the result fits ``budget``; if
     neither fits, close the fence in the suffix; if even that does not fit, flag it.
     """
+    text, first, stop = doc.text, pieces[0].start, pieces[-1].end
+    added = "".join(piece.prefix + piece.suffix for piece in pieces)
+    if not any(text.find(mark, first, stop) >= 0 or mark in added for mark in _FENCE_MARKS):
+        return pieces  # the common case: not even a fence's marks, so no piece opens one
     out = list(pieces)
     i = 0
     while i < len(out):
