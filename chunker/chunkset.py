@@ -18,7 +18,7 @@ VERSION = 1
 BREADCRUMB_SEPARATOR = " › "
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Chunk:
     """One retrieval-ready chunk.
 

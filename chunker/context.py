@@ -6,6 +6,7 @@ In: heading titles (plain text) and a tokenizer. Out: a clause number such as
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -33,6 +34,7 @@ _CLAUSE = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # a title is asked again for each chunk under it, at each re-chunk
 def clause_number(title: str) -> str | None:
     """The clause number a heading title starts with (``"5.1.2 Scope"`` -> ``"5.1.2"``), else None."""
     match = _CLAUSE.match(title.strip())

@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 from chunker.balanced import balanced_walk
 from chunker.chunkset import Chunk, ChunkSet
+from chunker.collector import collector_paused
 from chunker.context import breadcrumb_line, nearest_clause
 from chunker.drafts import SMALL_TOKENS, Counted, Draft, Packing, Unit, joinable, running_sizes
 from chunker.hierarchy import outline
@@ -91,14 +92,15 @@ def chunk(
 
 def chunk_with(doc: Document, options: ChunkOptions) -> ChunkSet:
     """Pack a parsed document with ``options``: the passes of the method, in order."""
-    packing = Packing(doc, options)
-    drafts = WALKS[options.strategy](packing)
-    if options.strategy != "optimal":
-        drafts = merge_siblings(drafts, packing)
-    if options.strategy == "balanced":
-        drafts = join_small_preamble(drafts, packing)
-    counted = join_small(exact_counts(drafts, packing), packing)
-    chunks = to_chunks(counted, overlaps(counted, packing), packing)
+    with collector_paused():  # thousands of units, drafts and chunks, none in a cycle
+        packing = Packing(doc, options)
+        drafts = WALKS[options.strategy](packing)
+        if options.strategy != "optimal":
+            drafts = merge_siblings(drafts, packing)
+        if options.strategy == "balanced":
+            drafts = join_small_preamble(drafts, packing)
+        counted = join_small(exact_counts(drafts, packing), packing)
+        chunks = to_chunks(counted, overlaps(counted, packing), packing)
     config = options.config(doc.tokenizer.name, ENGINE_VERSION)
     return ChunkSet(chunks, doc.metadata(), config, lambda: outline(doc), doc.text)  # the outline on first use
 
@@ -394,27 +396,29 @@ def to_chunks(items: list[Counted], shared: list[Shared | None], packing: Packin
         for item, overlap in zip(items, shared, strict=True)
     ]
     source = packing.doc.source
-    offsets = sorted({offset for span in spans for offset in span})  # each character encoded once
-    byte_of = dict(zip(offsets, source.byte_offsets(offsets), strict=True))
-    byte_spans = [(byte_of[start], byte_of[end]) for start, end in spans]
-    located = zip(spans, byte_spans, source.line_spans(spans), strict=True)
+    byte_spans = spans
+    if not source.ascii:
+        offsets = sorted({offset for span in spans for offset in span})  # each character encoded once
+        byte_of = dict(zip(offsets, source.byte_offsets(offsets), strict=True))
+        byte_spans = [(byte_of[start], byte_of[end]) for start, end in spans]
+    titles = [block.title if block.kind == "heading" else None for block in packing.blocks]
     clauses: dict[tuple[str, ...], str | None] = {}  # each breadcrumb's clause number, found once
-    return [
-        _chunk(n, item, overlap, where, clauses, packing)
-        for n, (item, overlap, where) in enumerate(zip(items, shared, located, strict=True))
-    ]
+    located = zip(items, shared, spans, byte_spans, source.line_spans(spans), strict=True)
+    return [_chunk(n, *where, titles, clauses, packing) for n, where in enumerate(located)]
 
 
 def _chunk(
     index: int,
     item: Counted,
     shared: Shared | None,
-    where: tuple[Span, Span, Span],
+    span: Span,
+    byte_span: Span,
+    line_span: Span,
+    titles: list[str | None],
     clauses: dict[tuple[str, ...], str | None],
     packing: Packing,
 ) -> Chunk:
-    """Chunk ``index``; ``where`` is its char, byte and line span."""
-    blocks = packing.blocks
+    """Chunk ``index`` at ``span`` (chars), ``byte_span`` and ``line_span``; ``titles``: each block's heading title."""
     draft = item.draft
     units = draft.units
     head, tail = units[0], units[-1]
@@ -422,11 +426,10 @@ def _chunk(
     overlap_span = None
     if shared is not None:
         overlap_span, item = shared
-    span, byte_span, line_span = where
-    headings = [b.title for b in blocks[max(head.first, 0) : tail.stop] if b.kind == "heading"]
+    headings = [title for title in titles[max(head.first, 0) : tail.stop] if title is not None]
+    flags: set[str] = set()
     if head.piece is not None and head.start != packing.block(head).start and packing.block(head).kind == "heading":
         del headings[0]  # the rest of a heading cut into pieces: its title went with its first piece
-    flags: set[str] = set()
     for unit in units:
         if unit.piece is not None:
             flags.add(unit.piece.flag)
@@ -438,22 +441,22 @@ def _chunk(
         flags.add("tiny")
     if item.shortened:
         flags.add("breadcrumb_shortened")
-    if draft.path not in clauses:
-        clauses[draft.path] = nearest_clause(draft.path[1:])
+    path = draft.path
+    clause = clauses[path] if path in clauses else clauses.setdefault(path, nearest_clause(path[1:]))
     return Chunk(
         id=f"c{index + 1}",
         index=index,
-        breadcrumb=list(draft.path),
+        breadcrumb=list(path),
         markdown=item.markdown,
         token_count=item.tokens,
         byte_span=byte_span,
         char_span=span,
         line_span=line_span,
         headings=headings,
-        flags=sorted(flags),
+        flags=sorted(flags) if flags else [],
         added_prefix=head.piece.prefix if head.piece else "",
         added_suffix=tail.piece.suffix if tail.piece else "",
-        clause=clauses[draft.path],
+        clause=clause,
         overlap_span=overlap_span,
         breadcrumb_line=item.line if item.shortened else None,
         context_tokens=item.context_tokens,

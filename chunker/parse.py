@@ -14,14 +14,10 @@ so that encoding the text overlaps finding its blocks.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
-import os
 import re
-import threading
 import tomllib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +34,7 @@ except ImportError:  # pragma: no cover - markdown-it-py 3 trims with str.strip
 
 
 from chunker import fastparse
+from chunker.collector import collector_paused
 from chunker.model import Block, Document, Section, cumulative_tokens, new_blocks, new_section
 from chunker.spans import SourceMap, line_bounds
 from chunker.tokens import TextCounts, Tokenizer, get_tokenizer
@@ -96,7 +93,7 @@ def parse(text: str, name: str = "document.md", tokenizer: Any = None) -> Docume
     counter = get_tokenizer(tokenizer)
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
-    with _collector_paused():
+    with collector_paused():
         return _parse(text, name, counter)
 
 
@@ -125,48 +122,6 @@ def _parse(text: str, name: str, counter: Tokenizer) -> Document:
         prepared_source=source,
         counts=counts,
     )
-
-
-_collector_lock = threading.Lock()
-_collector_holders = 0  # parses running now (threads)
-_collector_was_enabled = False
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a parse builds its blocks and sections.
-
-    A large document makes a few hundred thousand tuples and objects, all reachable and none
-    in a cycle: the collector's passes over them find nothing, and cost about a sixth of the
-    parse of a 1 MB document. Parses in several threads keep it paused until the last one
-    ends; it is then enabled again if it was enabled when the first began.
-    """
-    global _collector_holders, _collector_was_enabled
-    with _collector_lock:
-        if not _collector_holders:
-            _collector_was_enabled = gc.isenabled()
-            gc.disable()
-        _collector_holders += 1
-    try:
-        yield
-    finally:
-        with _collector_lock:
-            _collector_holders -= 1
-            if not _collector_holders and _collector_was_enabled:
-                gc.enable()
-
-
-def _collector_after_fork() -> None:
-    """A child forked during a parse in another thread has no such parse: enable the collector as it was."""
-    global _collector_lock, _collector_holders
-    _collector_lock = threading.Lock()
-    if _collector_holders:
-        _collector_holders = 0
-        if _collector_was_enabled:
-            gc.enable()
-
-
-os.register_at_fork(after_in_child=_collector_after_fork)
 
 
 # A top-level block: (kind, first line, stop line, heading level, title, fence info); lines 0-based, stop exclusive

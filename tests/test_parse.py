@@ -202,7 +202,8 @@ def test_atx_heading_reads_a_line_as_markdown_it_py_does(line: str) -> None:
 
 
 def test_the_garbage_collector_is_as_it_was_after_a_parse() -> None:
-    """parse pauses the cyclic collector and leaves it as it found it: on, off, after an error, across threads."""
+    """parse and chunk pause the cyclic collector and leave it as they found it: on, off, after an error, across
+    threads."""
     import gc
     from concurrent.futures import ThreadPoolExecutor
 
@@ -222,9 +223,18 @@ def test_the_garbage_collector_is_as_it_was_after_a_parse() -> None:
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(chunker.parse, [text] * 16))
     assert gc.isenabled()
+    doc = chunker.parse(text)
+    with pytest.raises(chunker.ConfigError):
+        chunker.chunk(doc, target=64, hard_cap=32)
+    assert gc.isenabled()
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda cap: chunker.chunk(doc, target=cap // 2, hard_cap=cap), [64, 128, 256, 512] * 4))
+        list(pool.map(chunker.chunk_markdown, [text] * 8))
+    assert gc.isenabled()
     gc.disable()
     try:
         chunker.parse(text)
+        chunker.chunk(doc, target=64, hard_cap=128)
         assert not gc.isenabled()
     finally:
         gc.enable()
