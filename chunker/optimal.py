@@ -132,7 +132,7 @@ _INTRODUCED = frozenset({"code", "table", "list"})
 def optimal_walk(packing: Packing) -> list[Draft]:
     """The drafts of least total cost (module docstring), in document order."""
     row = _Row(packing)
-    return [row.draft(i, k) for i, k in row.solve()]
+    return row.drafts(row.solve())
 
 
 @dataclass(frozen=True, slots=True)
@@ -680,11 +680,16 @@ class _Row:
 
     # -- drafts ------------------------------------------------------------------
 
-    def draft(self, i: int, k: int) -> Draft:
-        """The chunk of atoms ``[i, k)``, under the deepest section holding all of it."""
-        section = self.atom_section[k - 1]
-        low = self.atom_block[i]
-        while self.first[section] > low:
-            section = self.parent[section]
-        tokens = self.sums[k] - self.atoms[k - 1].join - self.sums[i]  # as Draft.add sums them
-        return Draft(self.paths[section], k <= self.preamble_atoms, self.atoms[i:k], tokens, self.keys[section])
+    def drafts(self, cuts: list[tuple[int, int]]) -> list[Draft]:
+        """The chunk of atoms ``[i, k)`` for each cut, under the deepest section holding all of it."""
+        atoms, sums, paths, keys = self.atoms, self.sums, self.paths, self.keys
+        atom_section, atom_block, first, parent = self.atom_section, self.atom_block, self.first, self.parent
+        preamble = self.preamble_atoms
+        out: list[Draft] = []
+        for i, k in cuts:
+            section, low = atom_section[k - 1], atom_block[i]
+            while first[section] > low:
+                section = parent[section]
+            tokens = sums[k] - atoms[k - 1].join - sums[i]  # as Draft.add sums them
+            out.append(Draft(paths[section], k <= preamble, atoms[i:k], tokens, keys[section]))
+        return out
