@@ -11,6 +11,7 @@ unit, cutting a block, counting a draft). The passes themselves are in :mod:`chu
 from __future__ import annotations
 
 import itertools
+import operator
 from dataclasses import dataclass, field
 
 from chunker.context import breadcrumb_line
@@ -226,6 +227,8 @@ class Packing:
         start; a piece that stops before its block's trailing spaces, or starts after
         its leading indentation, leaves those uncounted.
         """
+        if not any(map(_PIECE, draft.units)):  # whole blocks only: they meet at block edges
+            return True
         pairs = itertools.pairwise(draft.units)
         return all(self.meet_at_edges(a, b) for a, b in pairs if a.piece is not None or b.piece is not None)
 
@@ -245,6 +248,9 @@ class Packing:
                 if pretoken_tail(text[left.start : left.end]) != pretoken_tail(text[block.start : block.end]):
                     return False
         return right.piece is None or right.start == self.block(right).start
+
+
+_PIECE = operator.attrgetter("piece")
 
 
 def block_units(doc: Document) -> tuple[Unit, ...]:

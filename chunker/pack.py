@@ -395,15 +395,10 @@ def to_chunks(items: list[Counted], shared: list[Shared | None], packing: Packin
         (item.draft.units[0].start if overlap is None else overlap[0][0], item.draft.units[-1].end)
         for item, overlap in zip(items, shared, strict=True)
     ]
-    source = packing.doc.source
-    byte_spans = spans
-    if not source.ascii:
-        offsets = sorted({offset for span in spans for offset in span})  # each character encoded once
-        byte_of = dict(zip(offsets, source.byte_offsets(offsets), strict=True))
-        byte_spans = [(byte_of[start], byte_of[end]) for start, end in spans]
+    byte_spans, line_spans = packing.doc.source.locate(spans)
     titles = [block.title if block.kind == "heading" else None for block in packing.blocks]
     clauses: dict[tuple[str, ...], str | None] = {}  # each breadcrumb's clause number, found once
-    located = zip(items, shared, spans, byte_spans, source.line_spans(spans), strict=True)
+    located = zip(items, shared, spans, byte_spans, line_spans, strict=True)
     return [_chunk(n, *where, titles, clauses, packing) for n, where in enumerate(located)]
 
 

@@ -13,10 +13,23 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from operator import add
+from typing import Any
 
 __all__ = ["SourceMap", "Span", "line_arrays", "line_bounds"]
 
 Span = tuple[int, int]
+
+_np: Any
+try:
+    import numpy as _np
+except ImportError:  # pragma: no cover - a dependency; without it SourceMap.locate looks spans up one by one
+    _np = None
+
+
+def _numbers(values: array[int]) -> Any:
+    """An array of machine integers as a numpy array, without a copy."""
+    return _np.frombuffer(values, dtype=_np.uint32 if values.itemsize == 4 else _np.uint64)
+
 
 _LINE_END = re.compile(r"\r\n?|\n")
 _LINE_END_BYTES = re.compile(rb"\r\n?|\n")
@@ -187,18 +200,33 @@ class SourceMap:
         last = self.line_index(span[1] - 1) if span[1] > span[0] else first
         return first + 1, last + 1
 
-    def byte_spans(self, spans: Sequence[Span]) -> list[Span]:
-        """:meth:`byte_span` of each of ``spans`` (mostly starting and ending lines: looked up)."""
+    def locate(self, spans: Sequence[Span]) -> tuple[list[Span], list[Span]]:
+        """:meth:`byte_span` and :meth:`line_span` of each of ``spans``, all at once.
+
+        With numpy, the lines are found by one search of the line starts for all spans, and a
+        span that starts a line and ends at its last line's content (most chunks) takes its byte
+        offsets from the table of byte line starts and ends, which a parse of a non-ASCII text
+        has made; only the others are measured.
+        """
+        if _np is None or not spans:
+            return [self.byte_span(span) for span in spans], [self.line_span(span) for span in spans]
+        pairs = _np.array(spans, dtype=_np.int64).reshape(-1, 2)
+        starts, ends = pairs[:, 0], pairs[:, 1]
+        line_starts = _numbers(self.line_starts)
+        first = _np.searchsorted(line_starts, starts, "right") - 1  # 0-based
+        last = _np.where(ends > starts, _np.searchsorted(line_starts, ends - 1, "right") - 1, first)
+        line_spans = list(zip((first + 1).tolist(), (last + 1).tolist(), strict=True))
         if self.ascii:
-            return list(spans)
-        starts, ends = self.byte_lines()  # a table of line starts and ends for this call (not kept: memory)
-        known = dict(zip(self.line_starts, starts, strict=True)) | dict(zip(self._content_ends, ends, strict=True))
-
-        def at(offset: int) -> int:
-            found = known.get(offset)
-            return self.byte_offset(offset) if found is None else found
-
-        return [(at(start), at(end)) for start, end in spans]
+            return list(spans), line_spans
+        byte_starts, byte_ends = map(_numbers, self.byte_lines())
+        unknown = _np.int64(-1)  # a signed -1: the tables are unsigned
+        byte_first = _np.where(starts == line_starts[first], byte_starts[first], unknown).tolist()
+        byte_last = _np.where(ends == _numbers(self._content_ends)[last], byte_ends[last], unknown).tolist()
+        byte_spans = [
+            (self.byte_offset(start) if b0 < 0 else b0, self.byte_offset(end) if b1 < 0 else b1)
+            for (start, end), b0, b1 in zip(spans, byte_first, byte_last, strict=True)
+        ]
+        return byte_spans, line_spans
 
     def line_spans(self, spans: Sequence[Span]) -> list[Span]:
         """:meth:`line_span` of each of ``spans``."""

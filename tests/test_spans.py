@@ -82,3 +82,31 @@ def test_byte_lookups_agree_with_encoding_the_prefix(lines: list[str], data: st.
         assert source.byte_offset(offset) == len(text[:offset].encode())
     assert tuple(map(list, source.byte_lines())) == line_bounds(text.encode())
     assert source.byte_offset(len(text)) == len(text.encode())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("ab\n\r é日😀")), max_size=60),
+    st.data(),
+    st.booleans(),
+)
+def test_locate_gives_each_spans_bytes_and_lines(text: str, data: st.DataObject, with_numpy: bool) -> None:
+    """SourceMap.locate of many spans (with numpy, or one by one without) is byte_span and line_span of each."""
+    import chunker.spans
+
+    bounds = data.draw(st.lists(st.tuples(st.integers(0, len(text)), st.integers(0, len(text))), max_size=10))
+    spans = [(min(a, b), max(a, b)) for a, b in bounds]
+    source = SourceMap(text)
+    starts, ends = source.line_starts, source.line_ends
+    # chunks mostly start a line and end at the content of their last: those bytes come from the table
+    spans += [(starts[i], ends[j]) for i in range(len(starts)) for j in range(i, len(starts))]
+    source.byte_lines()  # as a parse of a non-ASCII text leaves it
+    saved = chunker.spans._np
+    if not with_numpy:
+        chunker.spans._np = None
+    try:
+        located = source.locate(spans)
+    finally:
+        chunker.spans._np = saved
+    assert located == ([source.byte_span(s) for s in spans], [source.line_span(s) for s in spans])
+    assert located[0] == [(len(text[:a].encode()), len(text[:b].encode())) for a, b in spans]
