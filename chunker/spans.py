@@ -176,17 +176,6 @@ class SourceMap:
         mark = offset // _STRIDE
         return marks[mark] + _utf8_len(self.text[mark * _STRIDE : offset])
 
-    def byte_offsets(self, offsets: Sequence[int]) -> list[int]:
-        """UTF-8 byte offsets of non-decreasing char ``offsets``, encoding each character at most once."""
-        if self.ascii:
-            return list(offsets)
-        text, out, previous, total = self.text, [], 0, 0
-        for offset in offsets:
-            total += _utf8_len(text[previous:offset])
-            previous = offset
-            out.append(total)
-        return out
-
     def lines_to_chars(self, first: int, stop: int) -> Span:
         """Char span of 0-based lines ``first`` to ``stop`` (exclusive), without the last break."""
         return self.line_starts[first], self._content_ends[stop - 1]
@@ -227,11 +216,3 @@ class SourceMap:
             for (start, end), b0, b1 in zip(spans, byte_first, byte_last, strict=True)
         ]
         return byte_spans, line_spans
-
-    def line_spans(self, spans: Sequence[Span]) -> list[Span]:
-        """:meth:`line_span` of each of ``spans``."""
-        starts, out = self.line_starts, []
-        for start, end in spans:
-            first = bisect_right(starts, start)  # 1-based: the line index, plus one
-            out.append((first, bisect_right(starts, end - 1) if end > start else first))
-        return out

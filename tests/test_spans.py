@@ -64,15 +64,6 @@ def test_line_bounds_split_at_every_kind_of_line_break(text: str) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("ab\n é日😀")), max_size=40), st.data())
-def test_byte_offsets_in_one_pass_equal_each_offset_alone(text: str, data: st.DataObject) -> None:
-    """SourceMap.byte_offsets of sorted offsets gives what byte_offset gives one by one."""
-    offsets = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
-    source = SourceMap(text)
-    assert source.byte_offsets(offsets) == [source.byte_offset(o) for o in offsets]
-
-
-@settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet=st.sampled_from(list("ab é日😀")), max_size=700), max_size=4), st.data())
 def test_byte_lookups_agree_with_encoding_the_prefix(lines: list[str], data: st.DataObject) -> None:
     """byte_offset (within a line's first 512 characters or past them) and byte_lines count UTF-8 bytes."""
