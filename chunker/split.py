@@ -92,13 +92,14 @@ class _Run:
     tokenizer that is not line-additive): a run across such a gap is counted on its text.
     """
 
-    __slots__ = ("_cum", "_estimated", "_gaps", "sizes")
+    __slots__ = ("_cum", "_gaps", "estimated", "sizes")
 
     def __init__(self, sizes: list[int], joins: list[int | None], guesses: list[int]) -> None:
         self.sizes = sizes
         self._cum = list(accumulate((s + (j or 0) for s, j in zip(sizes, joins, strict=True)), initial=0))
         self._gaps = list(accumulate((j is None for j in joins), initial=0))
-        self._estimated = list(
+        # estimated[k]: atoms [0, k) and the joins after them, a join that cannot be summed guessed
+        self.estimated = list(
             accumulate((s + (g if j is None else j) for s, j, g in zip(sizes, joins, guesses, strict=True)), initial=0)
         )
 
@@ -110,7 +111,7 @@ class _Run:
 
     def estimate(self, i: int, j: int) -> int:
         """Tokens of atoms ``[i, j)``: exact where summable, else guessed joins (0 within a line, 1 across)."""
-        return self._estimated[j - 1] - self._estimated[i] + self.sizes[j - 1]
+        return self.estimated[j - 1] - self.estimated[i] + self.sizes[j - 1]
 
 
 @dataclass(slots=True)
@@ -416,8 +417,10 @@ class _Cutter:
         low, high = aim * (1 - _BALANCE), min(room, aim * (1 + _BALANCE))
         best, best_key = i + 1, (-1.0, 0.0)
         nearest, nearest_gap = i + 1, float("inf")
+        estimated, sizes = run.estimated, run.sizes  # run.estimate(i, j), inlined: the loop's one sum
+        before = estimated[i]
         for j in range(i + 1, n):
-            size = run.estimate(i, j)
+            size = estimated[j - 1] - before + sizes[j - 1]
             if size > room and j > i + 1:
                 break
             gap = abs(size - aim)
