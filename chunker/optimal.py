@@ -501,6 +501,10 @@ class _Row:
         inside_o = [inside[p + 1] for p in opens[:-1]]  # the headings before the atom a chunk starts with
         musts = [p for p in range(n) if must[p]] + [n]
         best_o = [0.0] * len(opens)
+        # rest_o[j]: best_o[j] less the headings before the j-th open start; a chunk from there to an end
+        # costs rest_o[j] + (the headings before its last atom) + its fixed and size terms
+        rest_o = [0.0 - inside_o[0], *([0.0] * (len(opens) - 2))]
+        last = len(opens) - 1
         back_o = [0] * len(opens)
         ends_o = [0, *(sums[k] - atoms[k - 1].join for k in opens[1:])]  # the tokens up to each end
         if not all(map(le, ends_o, ends_o[1:])) or max(map(sub, ends_o, sums_o)) > target:
@@ -534,36 +538,33 @@ class _Row:
                 over = under_from if under_from > first else first  # starts before this one are over the target
                 found, at = _INFINITY, 0
                 for j in range(over, jk):  # at or under the target, the biggest first; a tie goes to the later start
-                    cost = best_o[j]
+                    cost = rest_o[j] + headings
                     if cost > found:
                         continue
                     cost += fixed + sizes[end - sums_o[j]]
-                    if cost > found:
-                        continue
-                    cost += headings - inside_o[j]
                     if cost <= found:
                         found, at = cost, j
-                if over > first:  # over the target: stop once even the least best left cannot beat what was found
-                    lowest = min(best_o[first:over])
+                if over > first:  # over the target: stop once even the least left cannot beat what was found
+                    lowest = min(rest_o[first:over]) + headings
                     for j in range(over - 1, first - 1, -1):
-                        cost = best_o[j]
+                        size = sizes[end - sums_o[j]]
+                        if lowest + (fixed + size) >= found:
+                            break
+                        cost = rest_o[j] + headings
                         if cost >= found:
                             continue
-                        size = sizes[end - sums_o[j]]
-                        if lowest + (fixed + size) + (headings - inside_o[j]) >= found:
-                            break
                         cost += fixed + size
-                        cost += headings - inside_o[j]
                         if cost < found:
                             found, at = cost, j
-                if whole_preamble and best_o[0] < found:  # the start before the preamble, tried last
-                    cost = best_o[0] + (fixed + sizes[end - sums_o[0]])
-                    cost += headings - inside_o[0]
+                if whole_preamble:  # the start before the preamble, tried last
+                    cost = rest_o[0] + headings + (fixed + sizes[end - sums_o[0]])
                     if cost < found:
                         found, at = cost, 0
                 if found >= FORBIDDEN:
                     return None
                 best_o[jk], back_o[jk] = found, at
+                if jk < last:
+                    rest_o[jk] = found - inside_o[jk]
         except IndexError:  # a chunk of one atom bigger than the hard cap: past the sizes' end
             return None
         self.total = best_o[-1]
@@ -619,21 +620,19 @@ class _Row:
                     while first[section] > block:
                         section = parent[section]
                     tokens = end - sums[i]
-                    if best[i] >= found or (i < k - 1 and tokens > budget(section)):
+                    cost = best[i] - inside[i + 1] + inside[k]  # summed as _open_programme sums it
+                    if cost >= found or (i < k - 1 and tokens > budget(section)):
                         continue
-                    size = sizes[tokens] if tokens <= hard_cap else _size_term(tokens, target, small)
-                    cost = best[i] + (fixed + size)
-                    cost += inside[k] - inside[i + 1]
+                    cost += fixed + (sizes[tokens] if tokens <= hard_cap else _size_term(tokens, target, small))
                     if cost < found:
                         found, at = cost, i
             else:
                 for i in range(k - 1, low - 1, -1) if not whole_preamble else (*range(k - 1, low - 1, -1), 0):
-                    cost = best[i]
+                    cost = best[i] - inside[i + 1] + inside[k]
                     if cost >= found:
                         continue
                     tokens = end - sums[i]
                     cost += fixed + (sizes[tokens] if tokens <= hard_cap else _size_term(tokens, target, small))
-                    cost += inside[k] - inside[i + 1]
                     if cost < found:
                         found, at = cost, i
             best[k], back[k] = found, at
