@@ -169,6 +169,7 @@ class DocumentCaches:
     cuts: CutCache | None = None  # chunker.split.cut_cache: counts, joins and inner structure of cut blocks
     units: tuple[Unit, ...] | None = None  # chunker.drafts.block_units: each block's unit
     row: BlockRow | None = None  # chunker.optimal.block_row: the sections indexed, the blocks as a row of atoms
+    titles: tuple[str | None, ...] | None = None  # chunker.pack.block_titles: each block's heading title
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -396,10 +396,18 @@ def to_chunks(items: list[Counted], shared: list[Shared | None], packing: Packin
         for item, overlap in zip(items, shared, strict=True)
     ]
     byte_spans, line_spans = packing.doc.source.locate(spans)
-    titles = [block.title if block.kind == "heading" else None for block in packing.blocks]
+    titles = block_titles(packing.doc)
     clauses: dict[tuple[str, ...], str | None] = {}  # each breadcrumb's clause number, found once
     located = zip(items, shared, spans, byte_spans, line_spans, strict=True)
     return [_chunk(n, *where, titles, clauses, packing) for n, where in enumerate(located)]
+
+
+def block_titles(doc: Document) -> tuple[str | None, ...]:
+    """Each block's title if it is a heading, else None; made once per document (``Document.caches.titles``)."""
+    titles = doc.caches.titles
+    if titles is None:
+        titles = doc.caches.titles = tuple(block.title if block.kind == "heading" else None for block in doc.blocks)
+    return titles
 
 
 def _chunk(
@@ -409,7 +417,7 @@ def _chunk(
     span: Span,
     byte_span: Span,
     line_span: Span,
-    titles: list[str | None],
+    titles: tuple[str | None, ...],
     clauses: dict[tuple[str, ...], str | None],
     packing: Packing,
 ) -> Chunk:
