@@ -249,9 +249,10 @@ class _Cutter:
         step): a better cut than between two lines that run on.
         """
         atoms: list[_Atom] = []
+        text, starts, ends, non_blank = self.text, self.src.line_starts, self.src.line_ends, _NON_BLANK.search
         for line in range(first, stop):
-            start, end = self.src.line_starts[line], self.src.line_end(line)
-            if not self.text[start:end].strip():
+            start, end = starts[line], ends[line]
+            if non_blank(text, start, end) is None:  # blank (a slice would copy each line)
                 if atoms and atoms[-1].strength < _PARAGRAPH:
                     atoms[-1] = _Atom(atoms[-1].start, atoms[-1].end, _PARAGRAPH)
                 continue
@@ -283,7 +284,8 @@ class _Cutter:
         return atoms
 
     def _trimmed(self, first: int, stop: int) -> tuple[int, int] | None:
-        while stop > first and not self.text[self.src.line_starts[stop - 1] : self.src.line_end(stop - 1)].strip():
+        starts, ends = self.src.line_starts, self.src.line_ends
+        while stop > first and _NON_BLANK.search(self.text, starts[stop - 1], ends[stop - 1]) is None:
             stop -= 1
         return self.src.lines_to_chars(first, stop) if stop > first else None
 
