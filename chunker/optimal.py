@@ -498,18 +498,16 @@ class _Row:
         sizes = _size_costs(target, hard_cap, small)  # a chunk over the hard cap (one atom too big) is past the end
         opens = [p for p in range(n + 1) if boundary[p] < FORBIDDEN]  # 0 and n among them
         sums_o = [sums[p] for p in opens]
-        inside_o = [inside[p + 1] for p in opens[:-1]]  # the headings before the atom a chunk starts with
         musts = [p for p in range(n) if must[p]] + [n]
         best_o = [0.0] * len(opens)
-        # rest_o[j]: best_o[j] less the headings before the j-th open start; a chunk from there to an end
-        # costs rest_o[j] + (the headings before its last atom) + its fixed and size terms
-        rest_o = [0.0 - inside_o[0], *([0.0] * (len(opens) - 2))]
+        # rest_o[j]: best_o[j] less the headings among the atoms up to the j-th open start's own; a chunk
+        # from there to atom k costs rest_o[j] + inside[k] (the headings up to its end) + its fixed and size terms
+        rest_o = [0.0 - inside[1], *([0.0] * (len(opens) - 2))]
         last = len(opens) - 1
         back_o = [0] * len(opens)
         ends_o = [0, *(sums[k] - atoms[k - 1].join for k in opens[1:])]  # the tokens up to each end
         if not all(map(le, ends_o, ends_o[1:])) or max(map(sub, ends_o, sums_o)) > target:
             return None  # the windows below only move forward, and stay before their end: ends grow, joins > -target
-        fixed_o = [per_chunk + boundary[k] for k in opens]
         last_must, next_must = 0, 0
         after_must = 0  # the first open start at or after the last mandatory boundary
         after_preamble = bisect_left(opens, preamble)  # the first open start after the preamble
@@ -522,7 +520,7 @@ class _Row:
                         last_must = musts[next_must]
                         next_must += 1
                     after_must = bisect_left(opens, last_must, 0, jk)
-                end, fixed, headings = ends_o[jk], fixed_o[jk], inside[k]
+                end, fixed, headings = ends_o[jk], per_chunk + boundary[k], inside[k]
                 reach = end - hard_cap
                 while sums_o[fits_from] < reach:
                     fits_from += 1
@@ -564,7 +562,7 @@ class _Row:
                     return None
                 best_o[jk], back_o[jk] = found, at
                 if jk < last:
-                    rest_o[jk] = found - inside_o[jk]
+                    rest_o[jk] = found - inside[k + 1]  # a heading that starts a chunk is not inside it
         except IndexError:  # a chunk of one atom bigger than the hard cap: past the sizes' end
             return None
         self.total = best_o[-1]
