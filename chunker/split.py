@@ -118,8 +118,8 @@ class _Run:
 class CutCache:
     """Limit-independent work of cutting one document, kept on it (``Document.caches.cuts``) so that
     re-chunking with new limits reuses it: exact counts of spans and of added lines, join costs,
-    runs of atoms, each block's inner structure (by the block's start) and the lines of each code
-    body cut (by its line range)."""
+    runs of atoms, each block's inner structure (by the block's start), the lines of each code
+    body cut (by its line range) and any run of lines as atoms (by its range and strength)."""
 
     span_tokens: dict[tuple[int, int], int] = field(default_factory=dict)
     text_tokens: dict[str, int] = field(default_factory=dict)
@@ -127,6 +127,7 @@ class CutCache:
     runs: dict[tuple[int, ...], _Run] = field(default_factory=dict)
     inner: dict[int, tuple[InnerNode, ...]] = field(default_factory=dict)
     code_lines: dict[tuple[int, int], tuple[_Atom, ...]] = field(default_factory=dict)
+    lines: dict[tuple[int, int, int], tuple[_Atom, ...]] = field(default_factory=dict)
 
 
 def cut_cache(doc: Document) -> CutCache:
@@ -243,11 +244,20 @@ class _Cutter:
     # -- atoms ---------------------------------------------------------------
 
     def line_atoms(self, first: int, stop: int, strength: int = _LINE) -> list[_Atom]:
-        """Lines ``[first, stop)``, a blank line joining the line above it.
+        """Lines ``[first, stop)``, a blank line joining the line above it; kept on the document.
 
         A line before a blank line ends a paragraph of its own (in code: a function, a
         step): a better cut than between two lines that run on.
         """
+        if stop <= first:
+            return []
+        known = self.cache.lines
+        found = known.get((first, stop, strength))
+        if found is None:
+            found = known[first, stop, strength] = tuple(self._line_atoms(first, stop, strength))
+        return list(found)
+
+    def _line_atoms(self, first: int, stop: int, strength: int) -> list[_Atom]:
         atoms: list[_Atom] = []
         text, starts, ends, non_blank = self.text, self.src.line_starts, self.src.line_ends, _NON_BLANK.search
         for line in range(first, stop):
@@ -264,7 +274,7 @@ class _Cutter:
         known = self.cache.code_lines
         found = known.get((first, stop))
         if found is None:
-            found = known[first, stop] = tuple(_by_indentation(self.text, self.line_atoms(first, stop)))
+            found = known[first, stop] = tuple(_by_indentation(self.text, self._line_atoms(first, stop, _LINE)))
         return list(found)
 
     def node_atoms(self, nodes: list[InnerNode] | tuple[InnerNode, ...], first: int, stop: int) -> list[_Atom]:
