@@ -117,7 +117,9 @@ class Section:
     ``first``/``direct_end``/``end`` index the document's block list: the heading
     and direct content are ``blocks[first:direct_end]``, the whole subtree
     ``blocks[first:end]``. ``own_tokens`` counts heading and direct content,
-    ``tokens`` the whole subtree, each as one contiguous text.
+    ``tokens`` the whole subtree, each as one contiguous text. The spans run from the
+    subtree's first block to its last, read off those blocks (a section keeps no spans
+    of its own: memory).
     """
 
     level: int
@@ -128,11 +130,37 @@ class Section:
     first: int
     direct_end: int
     end: int
-    char_span: Span
-    byte_span: Span
-    line_span: Span
     own_tokens: int
     tokens: int
+
+    @property
+    def char_span(self) -> Span:
+        edges = self._edges()
+        return (0, 0) if edges is None else (edges[0].char_span[0], edges[1].char_span[1])
+
+    @property
+    def byte_span(self) -> Span:
+        edges = self._edges()
+        return (0, 0) if edges is None else (edges[0].byte_span[0], edges[1].byte_span[1])
+
+    @property
+    def line_span(self) -> Span:
+        edges = self._edges()
+        return (1, 1) if edges is None else (edges[0].line_span[0], edges[1].line_span[1])
+
+    def _edges(self) -> tuple[Block, Block] | None:
+        """The first and the last block of the subtree; None when it has none."""
+        head = self.heading or (self.blocks[0] if self.blocks else None)
+        if head is None and self.children:
+            head = self.children[0].heading  # the root without a preamble: its first section's heading
+        if head is None:
+            return None
+        section = self
+        while section.children:
+            section = section.children[-1]
+        last = section.blocks[-1] if section.blocks else section.heading
+        assert last is not None  # a section below the root has its heading
+        return head, last
 
     def walk(self) -> list[Section]:
         """This section and all its descendants, in document order."""
@@ -327,8 +355,7 @@ _new = object.__new__
 _BLOCK_SLOTS = tuple(Block.__dict__[name].__set__ for name in Block.__slots__)
 _SECTION_SLOTS = tuple(Section.__dict__[name].__set__ for name in Section.__slots__)
 (
-    _s_level, _s_title, _s_heading, _s_blocks, _s_children, _s_first, _s_direct_end, _s_end,
-    _s_char, _s_byte, _s_line, _s_own, _s_tokens,
+    _s_level, _s_title, _s_heading, _s_blocks, _s_children, _s_first, _s_direct_end, _s_end, _s_own, _s_tokens,
 ) = _SECTION_SLOTS  # fmt: skip
 
 
@@ -361,9 +388,6 @@ def new_section(
     first: int,
     direct_end: int,
     end: int,
-    char_span: Span,
-    byte_span: Span,
-    line_span: Span,
     own_tokens: int,
     tokens: int,
 ) -> Section:
@@ -377,9 +401,6 @@ def new_section(
     _s_first(section, first)
     _s_direct_end(section, direct_end)
     _s_end(section, end)
-    _s_char(section, char_span)
-    _s_byte(section, byte_span)
-    _s_line(section, line_span)
     _s_own(section, own_tokens)
     _s_tokens(section, tokens)
     return section
@@ -424,9 +445,6 @@ def _section_from_dict(data: dict[str, Any], blocks: list[Block]) -> Section:
         first=first,
         direct_end=direct_end,
         end=len(blocks),
-        char_span=_span(data["char_span"]),
-        byte_span=_span(data["byte_span"]),
-        line_span=_span(data["line_span"]),
         own_tokens=int(data["own_tokens"]),
         tokens=int(data["tokens"]),
     )

@@ -329,13 +329,7 @@ def _build_tree(name: str, blocks: tuple[Block, ...]) -> Section:
         level, title, first, direct_end, children = frame
         if direct_end is None:
             direct_end = end
-        if end > first:  # the spans of a run of blocks: from its first block's start to its last block's end
-            head, last = blocks[first], blocks[end - 1]
-            span, byte_span = (head.char_span[0], last.char_span[1]), (head.byte_span[0], last.byte_span[1])
-            line_span = (head.line_span[0], last.line_span[1])
-            tokens = cumulative[end - 1] - cumulative[first] + last.tokens
-        else:
-            span, byte_span, line_span, tokens = (0, 0), (0, 0), (1, 1), 0
+        tokens = cumulative[end - 1] - cumulative[first] + blocks[end - 1].tokens if end > first else 0
         own = 0
         if direct_end > first:
             own = cumulative[direct_end - 1] - cumulative[first] + blocks[direct_end - 1].tokens
@@ -348,9 +342,6 @@ def _build_tree(name: str, blocks: tuple[Block, ...]) -> Section:
             first,
             direct_end,
             end,
-            span,
-            byte_span,
-            line_span,
             own,
             tokens,
         )

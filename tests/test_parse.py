@@ -177,7 +177,7 @@ def test_fast_constructors_build_what_the_dataclass_constructors_build() -> None
     assert (block, other) == (Block(*block_values), Block(*other_values))
     assert new_blocks(*([],) * 9) == []
     assert [getattr(block, f.name) for f in dataclasses.fields(Block)] == list(block_values)
-    section_values = (2, "T", block, (block,), (), 10, 11, 12, (13, 14), (15, 16), (17, 18), 19, 20)
+    section_values = (2, "T", block, (block,), (), 10, 11, 12, 19, 20)
     section = new_section(*section_values)  # type: ignore[arg-type]
     assert section == Section(*section_values)  # type: ignore[arg-type]
     assert [getattr(section, f.name) for f in dataclasses.fields(Section)] == list(section_values)
