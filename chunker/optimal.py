@@ -462,10 +462,12 @@ class _Row:
         return self._programme() if cuts is None else cuts
 
     def _bounds_hold(self) -> bool:
-        """Whether no term of a cost is negative and tokens only grow as a chunk starts earlier."""
+        """Whether no term of a cost is negative, tokens only grow as a chunk starts earlier, and the size
+        term (with the small chunk's cost) only grows above the target (the small size is at most it)."""
         weights = [SIZE_OVER, SIZE_UNDER, CHUNK_COST, SMALL_COST, FORBIDDEN, *HEADING_INSIDE, *BOUNDARY_BEFORE_HEADING]
         weights += [BOUNDARY_BETWEEN_BLOCKS, BOUNDARY_AFTER_INTRO, BOUNDARY_IN_BLOCK, BOUNDARY_IN_FITTING_SECTION]
-        return min(weights) >= 0 and all(map(le, self.sums, self.sums[1:]))
+        growing = self.small <= self.target + 1
+        return growing and min(weights) >= 0 and all(map(le, self.sums, self.sums[1:]))
 
     def _open_programme(self) -> list[tuple[int, int]] | None:
         """:meth:`_programme` over the open boundaries only, the window cut short; None where that may differ.

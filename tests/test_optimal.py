@@ -159,6 +159,24 @@ def test_the_shortcut_programme_chooses_as_the_full_one_on_generated_markdown(
     assert_shortcuts_exact(chunker.parse(text, name="gen.md"), target, cap)
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(text=documents(), lim=limits())
+def test_solving_with_any_options_chooses_as_the_full_one(text: str, lim: tuple[int, int, dict[str, Any]]) -> None:
+    """solve() takes the shortcuts only where they are exact: with a minimum chunk size over the target
+    (a small chunk's cost above the target, so sizes that do not only grow), the full programme."""
+    target, cap, options = lim
+    row = _Row(Packing(chunker.parse(text, name="gen.md"), chunker.ChunkOptions(target, cap, **options)))
+    assert row.solve() == row._programme()
+
+
+def test_a_minimum_over_the_target_leaves_the_shortcuts_out() -> None:
+    """The early stop over the target assumes sizes that only grow there; a min_tokens over it breaks that."""
+    doc = chunker.parse("# A\n\n" + "\n\n".join(words(30) for _ in range(12)), name="m.md")
+    assert _Row(Packing(doc, chunker.ChunkOptions(40, 400))).small <= 41
+    assert _Row(Packing(doc, chunker.ChunkOptions(40, 400)))._bounds_hold()
+    assert not _Row(Packing(doc, chunker.ChunkOptions(40, 400, min_tokens=120)))._bounds_hold()
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(text=documents(), lim=limits())
 def test_generated_markdown_meets_the_contract(text: str, lim: tuple[int, int, dict[str, Any]]) -> None:
