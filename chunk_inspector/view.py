@@ -7,7 +7,6 @@ document containing ``<script>`` shows it as text.
 
 from __future__ import annotations
 
-import bisect
 import html
 import itertools
 import statistics
@@ -131,62 +130,70 @@ def tree_rows(doc: chunker.Document, chunks: Sequence[chunker.Chunk], hard_cap: 
     """The heading tree, one row per section in document order (the preamble first when there is one).
 
     ``own`` counts the heading and its direct content, ``subtree`` everything under it;
-    ``chunks`` lists the chunks that hold any of the section's text.
+    ``chunks`` lists the chunks that hold any of the section's text. Built a column at a time (a
+    5 MB document has 18,000 sections, and the page builds this table again at every move).
     """
-    rows: list[dict[str, Any]] = []
-    starts = [c.char_span[0] for c in chunks]
-    ends = [c.char_span[1] for c in chunks]
-    in_order = all(a <= b for a, b in itertools.pairwise(starts)) and all(a <= b for a, b in itertools.pairwise(ends))
-    numbered = all(c.index == i for i, c in enumerate(chunks))
-
-    def chunks_of(span: tuple[int, int]) -> str:
-        if not in_order:  # pragma: no cover - the engine's chunks are in order; anything else, one by one
-            return _id_ranges([c.index + 1 for c in chunks if c.char_span[0] < span[1] and c.char_span[1] > span[0]])
-        # in order, the chunks overlapping the span are a run: from the first ending after its start to the
-        # last starting before its end (one bisection each, not a pass over every chunk per section)
-        first, stop = bisect.bisect_right(ends, span[0]), bisect.bisect_left(starts, span[1])
-        if numbered and stop - first > 1:  # one run of ids: c{first}–c{last}
-            return f"c{first + 1}–c{stop}"
-        return _id_ranges([chunks[i].index + 1 for i in range(first, stop)])
-
+    sections = doc.sections_in_order()
+    blocks = doc.blocks
+    indent = "\u2003"  # em spaces keep the indent in a table cell
+    labels = [f"{indent * (s.level - 1)}{'#' * s.level} {s.title or '(untitled)'}" for s in sections]
+    levels = [s.level for s in sections]
+    own = [s.own_tokens for s in sections]
+    subtree = [s.tokens for s in sections]
+    # A section below the root starts at its heading; its subtree is blocks[first:end] (Section).
+    lines = [s.heading.line_span[0] if s.heading else s.line_span[0] for s in sections]
+    starts = [s.heading.char_span[0] if s.heading else s.char_span[0] for s in sections]
+    ends = [blocks[s.end - 1].char_span[1] for s in sections]
     if doc.preamble:
         first, last = doc.preamble[0], doc.preamble[-1]
-        span = (first.start, last.end)
         tokens = doc.root.own_tokens
-        rows.append(_tree_row("(preamble)", 0, tokens, tokens, hard_cap, chunks_of(span), first.line_span[0], span))
-    for section in doc.sections_in_order():
-        rows.append(
-            _tree_row(
-                section.title or "(untitled)",
-                section.level,
-                section.own_tokens,
-                section.tokens,
-                hard_cap,
-                chunks_of(section.char_span),
-                section.line_span[0],
-                section.char_span,
-            )
-        )
+        labels.insert(0, "(preamble)")
+        for column, value in (
+            (levels, 0),
+            (own, tokens),
+            (subtree, tokens),
+            (lines, first.line_span[0]),
+            (starts, first.start),
+            (ends, last.end),
+        ):
+            column.insert(0, value)
     return pd.DataFrame(
-        rows, columns=["section", "level", "own", "subtree", "over cap", "chunks", "line", "start", "end"]
+        {
+            "section": labels,
+            "level": levels,
+            "own": own,
+            "subtree": subtree,
+            "over cap": ["⚠" if tokens > hard_cap else "" for tokens in subtree],
+            "chunks": _chunks_holding(chunks, starts, ends),
+            "line": lines,
+            "start": starts,
+            "end": ends,
+        }
     )
 
 
-def _tree_row(
-    title: str, level: int, own: int, subtree: int, hard_cap: int, chunk_ids: str, line: int, span: tuple[int, int]
-) -> dict[str, Any]:
-    indent = "\u2003" * max(level - 1, 0)  # em spaces keep the indent in a table cell
-    return {
-        "section": f"{indent}{'#' * level + ' ' if level else ''}{title}",
-        "level": level,
-        "own": own,
-        "subtree": subtree,
-        "over cap": "⚠" if subtree > hard_cap else "",
-        "chunks": chunk_ids,
-        "line": line,
-        "start": span[0],
-        "end": span[1],
-    }
+def _chunks_holding(chunks: Sequence[chunker.Chunk], starts: list[int], ends: list[int]) -> list[str]:
+    """For each span ``[starts[i], ends[i])``, the ids of the chunks overlapping it ('c3–c5', 'c9', '')."""
+    chunk_starts = np.fromiter((c.char_span[0] for c in chunks), dtype=np.int64, count=len(chunks))
+    chunk_ends = np.fromiter((c.char_span[1] for c in chunks), dtype=np.int64, count=len(chunks))
+    in_order = bool(np.all(chunk_starts[1:] >= chunk_starts[:-1]) and np.all(chunk_ends[1:] >= chunk_ends[:-1]))
+    if not in_order:  # pragma: no cover - the engine's chunks are in order; anything else, one by one
+        return [
+            _id_ranges([c.index + 1 for c in chunks if c.char_span[0] < end and c.char_span[1] > start])
+            for start, end in zip(starts, ends, strict=True)
+        ]
+    # In order, the chunks overlapping a span are a run: from the first ending after its start to the
+    # last starting before its end (one bisection each, for all spans at once).
+    firsts = np.searchsorted(chunk_ends, np.asarray(starts, dtype=np.int64), side="right").tolist()
+    stops = np.searchsorted(chunk_starts, np.asarray(ends, dtype=np.int64), side="left").tolist()
+    if all(c.index == i for i, c in enumerate(chunks)):  # numbered: the run is c{first + 1}–c{stop}
+        return [
+            "" if stop <= first else f"c{stop}" if stop - first == 1 else f"c{first + 1}–c{stop}"
+            for first, stop in zip(firsts, stops, strict=True)
+        ]
+    return [
+        _id_ranges([chunks[i].index + 1 for i in range(first, stop)]) for first, stop in zip(firsts, stops, strict=True)
+    ]
 
 
 def summary(chunks: Sequence[chunker.Chunk], tiny_below: int = TINY_DEFAULT) -> dict[str, int]:
