@@ -130,46 +130,23 @@ def tree_rows(doc: chunker.Document, chunks: Sequence[chunker.Chunk], hard_cap: 
     """The heading tree, one row per section in document order (the preamble first when there is one).
 
     ``own`` counts the heading and its direct content, ``subtree`` everything under it;
-    ``chunks`` lists the chunks that hold any of the section's text. Built a column at a time (a
+    ``chunks`` lists the chunks that hold any of the section's text, found for all sections at once (a
     5 MB document has 18,000 sections, and the page builds this table again at every move).
     """
-    sections = doc.sections_in_order()
-    blocks = doc.blocks
     indent = "\u2003"  # em spaces keep the indent in a table cell
-    labels = [f"{indent * (s.level - 1)}{'#' * s.level} {s.title or '(untitled)'}" for s in sections]
-    levels = [s.level for s in sections]
-    own = [s.own_tokens for s in sections]
-    subtree = [s.tokens for s in sections]
-    # A section below the root starts at its heading; its subtree is blocks[first:end] (Section).
-    lines = [s.heading.line_span[0] if s.heading else s.line_span[0] for s in sections]
-    starts = [s.heading.char_span[0] if s.heading else s.char_span[0] for s in sections]
-    ends = [blocks[s.end - 1].char_span[1] for s in sections]
+    rows = []
+    for s in doc.sections_in_order():
+        label = f"{indent * (s.level - 1)}{'#' * s.level} {s.title or '(untitled)'}"
+        start, end = s.char_span
+        rows.append((label, s.level, s.own_tokens, s.tokens, s.line_span[0], start, end))
     if doc.preamble:
         first, last = doc.preamble[0], doc.preamble[-1]
         tokens = doc.root.own_tokens
-        labels.insert(0, "(preamble)")
-        for column, value in (
-            (levels, 0),
-            (own, tokens),
-            (subtree, tokens),
-            (lines, first.line_span[0]),
-            (starts, first.start),
-            (ends, last.end),
-        ):
-            column.insert(0, value)
-    return pd.DataFrame(
-        {
-            "section": labels,
-            "level": levels,
-            "own": own,
-            "subtree": subtree,
-            "over cap": ["⚠" if tokens > hard_cap else "" for tokens in subtree],
-            "chunks": _chunks_holding(chunks, starts, ends),
-            "line": lines,
-            "start": starts,
-            "end": ends,
-        }
-    )
+        rows.insert(0, ("(preamble)", 0, tokens, tokens, first.line_span[0], first.start, last.end))
+    table = pd.DataFrame(rows, columns=["section", "level", "own", "subtree", "line", "start", "end"])
+    table.insert(4, "over cap", ["⚠" if tokens > hard_cap else "" for tokens in table["subtree"].tolist()])
+    table.insert(5, "chunks", _chunks_holding(chunks, table["start"].tolist(), table["end"].tolist()))
+    return table
 
 
 def _chunks_holding(chunks: Sequence[chunker.Chunk], starts: list[int], ends: list[int]) -> list[str]:
