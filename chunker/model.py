@@ -16,7 +16,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import InitVar, dataclass, field
+from dataclasses import FrozenInstanceError, InitVar, dataclass, field
 from itertools import accumulate, repeat
 from operator import add, attrgetter
 from typing import TYPE_CHECKING, Any
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from chunker.optimal import BlockRow
     from chunker.split import CutCache
 
-__all__ = ["Block", "Document", "DocumentCaches", "Section"]
+__all__ = ["Block", "BlockSpans", "Document", "DocumentCaches", "Section"]
 
 DOCUMENT_SCHEMA = "document"
 DOCUMENT_VERSION = 1
@@ -44,40 +44,141 @@ BLOCK_KINDS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+class BlockSpans:
+    """The spans of a run of blocks as columns: six arrays, one entry per block (spec §3's spans of
+    ``Block``). A parsed document's blocks share one: a span kept as a tuple of two ints costs
+    about 130 bytes a block, and on changelogs (a block per 70 bytes of text) three of them came
+    to 4 MB per MB of text. ``byte_starts``/``byte_ends`` are the char columns for ASCII text."""
+
+    __slots__ = ("byte_ends", "byte_starts", "char_ends", "char_starts", "line_firsts", "line_stops")
+
+    def __init__(
+        self,
+        char_starts: array[int],
+        char_ends: array[int],
+        byte_starts: array[int],
+        byte_ends: array[int],
+        line_firsts: array[int],
+        line_stops: array[int],
+    ) -> None:
+        self.char_starts, self.char_ends = char_starts, char_ends
+        self.byte_starts, self.byte_ends = byte_starts, byte_ends
+        self.line_firsts, self.line_stops = line_firsts, line_stops
+
+
 class Block:
     """One top-level block of the source.
 
     ``char_span``/``byte_span`` exclude the line break and blank lines after the
     block; ``tokens`` is the exact count of ``text[char_span]``; ``join_tokens`` is
     what joining it to the next block (through the source text between them) adds.
+
+    Immutable, compared and hashed by these values like a frozen dataclass. A block the parser
+    makes reads its spans from the :class:`BlockSpans` its document's blocks share (``_spans``,
+    at entry ``_at``); one made by ``Block(...)`` keeps its three spans in a tuple (``_at`` is
+    ``None``).
     """
 
-    kind: str
-    char_span: Span
-    byte_span: Span
-    line_span: Span
-    tokens: int
-    join_tokens: int = 0
-    level: int = 0  # heading level, 0 for other blocks
-    title: str = ""  # plain-text heading title
-    info: str = ""  # code fence info string
+    __slots__ = ("_at", "_spans", "info", "join_tokens", "kind", "level", "title", "tokens")
 
-    def __post_init__(self) -> None:
-        if self.kind not in BLOCK_KINDS:
-            raise ValueError(f"unknown block kind {self.kind!r}")
-        if not 0 <= self.char_span[0] <= self.char_span[1]:
-            raise ValueError(f"bad char_span {self.char_span!r} for a {self.kind} block")
-        if self.tokens < 0:
-            raise ValueError(f"negative token count {self.tokens} for a {self.kind} block")
+    FIELDS = ("kind", "char_span", "byte_span", "line_span", "tokens", "join_tokens", "level", "title", "info")
+
+    kind: str
+    _spans: Any  # BlockSpans, or (char_span, byte_span, line_span) when _at is None
+    _at: int | None
+    tokens: int
+    join_tokens: int
+    level: int  # heading level, 0 for other blocks
+    title: str  # plain-text heading title
+    info: str  # code fence info string
+
+    def __init__(
+        self,
+        kind: str,
+        char_span: Span,
+        byte_span: Span,
+        line_span: Span,
+        tokens: int,
+        join_tokens: int = 0,
+        level: int = 0,
+        title: str = "",
+        info: str = "",
+    ) -> None:
+        if kind not in BLOCK_KINDS:
+            raise ValueError(f"unknown block kind {kind!r}")
+        if not 0 <= char_span[0] <= char_span[1]:
+            raise ValueError(f"bad char_span {char_span!r} for a {kind} block")
+        if tokens < 0:
+            raise ValueError(f"negative token count {tokens} for a {kind} block")
+        _b_at(self, None)
+        _b_spans(self, (tuple(char_span), tuple(byte_span), tuple(line_span)))
+        for name, value in (
+            ("kind", kind), ("tokens", tokens), ("join_tokens", join_tokens), ("level", level), ("title", title),
+            ("info", info),
+        ):  # fmt: skip
+            object.__setattr__(self, name, value)
+
+    @property
+    def char_span(self) -> Span:
+        at, spans = self._at, self._spans
+        if at is None:
+            return spans[0]  # type: ignore[no-any-return]
+        return (spans.char_starts[at], spans.char_ends[at])
+
+    @property
+    def byte_span(self) -> Span:
+        at, spans = self._at, self._spans
+        if at is None:
+            return spans[1]  # type: ignore[no-any-return]
+        return (spans.byte_starts[at], spans.byte_ends[at])
+
+    @property
+    def line_span(self) -> Span:
+        at, spans = self._at, self._spans
+        if at is None:
+            return spans[2]  # type: ignore[no-any-return]
+        return (spans.line_firsts[at], spans.line_stops[at])
 
     @property
     def start(self) -> int:
-        return self.char_span[0]
+        at, spans = self._at, self._spans
+        return spans[0][0] if at is None else spans.char_starts[at]  # type: ignore[no-any-return]
 
     @property
     def end(self) -> int:
-        return self.char_span[1]
+        at, spans = self._at, self._spans
+        return spans[0][1] if at is None else spans.char_ends[at]  # type: ignore[no-any-return]
+
+    def values(self) -> tuple[Any, ...]:
+        """The block's values in the order of :attr:`FIELDS` (and of the constructor's arguments)."""
+        return (
+            self.kind, self.char_span, self.byte_span, self.line_span, self.tokens, self.join_tokens, self.level,
+            self.title, self.info,
+        )  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Block):
+            return NotImplemented
+        return self.values() == other.values()
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        return (
+            "Block("
+            + ", ".join(f"{name}={value!r}" for name, value in zip(Block.FIELDS, self.values(), strict=True))
+            + ")"
+        )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Block, self.values())
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -352,7 +453,9 @@ class Document:
 # object.__setattr__ and checks a block in __post_init__, which makes it twice as slow;
 # tests/test_parse.py checks that these give what the dataclass constructors give.
 _new = object.__new__
-_BLOCK_SLOTS = tuple(Block.__dict__[name].__set__ for name in Block.__slots__)
+_b_at, _b_spans, _b_info, _b_join_tokens, _b_kind, _b_level, _b_title, _b_tokens = (
+    Block.__dict__[name].__set__ for name in Block.__slots__
+)
 _SECTION_SLOTS = tuple(Section.__dict__[name].__set__ for name in Section.__slots__)
 (
     _s_level, _s_title, _s_heading, _s_blocks, _s_children, _s_first, _s_direct_end, _s_end, _s_own, _s_tokens,
@@ -361,20 +464,22 @@ _SECTION_SLOTS = tuple(Section.__dict__[name].__set__ for name in Section.__slot
 
 def new_blocks(
     kinds: Sequence[str],
-    char_spans: Sequence[Span],
-    byte_spans: Sequence[Span],
-    line_spans: Sequence[Span],
+    spans: BlockSpans,
     tokens: Sequence[int],
     join_tokens: Sequence[int],
     levels: Sequence[int],
     titles: Sequence[str],
     infos: Sequence[str],
 ) -> list[Block]:
-    """``[Block(...), ...]`` from columns of field values, without the checks (see above):
-    the blocks are made first, then each field is set down its column, in C."""
-    blocks = list(map(_new, repeat(Block, len(kinds))))
-    columns = (kinds, char_spans, byte_spans, line_spans, tokens, join_tokens, levels, titles, infos)
-    for setter, column in zip(_BLOCK_SLOTS, columns, strict=True):
+    """``[Block(...), ...]`` from columns of field values, the spans as columns too, without the
+    checks (see above): the blocks are made first, then each field is set down its column, in C.
+    Block k reads its spans at entry k of ``spans``."""
+    count = len(kinds)
+    blocks = list(map(_new, repeat(Block, count)))
+    for setter, column in (
+        (_b_kind, kinds), (_b_spans, repeat(spans, count)), (_b_at, range(count)), (_b_tokens, tokens),
+        (_b_join_tokens, join_tokens), (_b_level, levels), (_b_title, titles), (_b_info, infos),
+    ):  # fmt: skip
         deque(map(setter, blocks, column), maxlen=0)
     return blocks
 

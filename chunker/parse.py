@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +36,7 @@ except ImportError:  # pragma: no cover - markdown-it-py 3 trims with str.strip
 
 from chunker import fastparse
 from chunker.collector import collector_paused
-from chunker.model import Block, Document, Section, cumulative_tokens, new_blocks, new_section
+from chunker.model import Block, BlockSpans, Document, Section, cumulative_tokens, new_blocks, new_section
 from chunker.spans import SourceMap, line_bounds
 from chunker.tokens import TextCounts, Tokenizer, get_tokenizer
 
@@ -308,17 +309,18 @@ def _count(text: str, source: SourceMap, counts: TextCounts, ranges: list[_Range
     if not ranges:
         return []
     kinds, firsts, stops, levels, titles, infos = zip(*ranges, strict=True)
-    lasts = list(map((-1).__add__, stops))  # the last line of each block
-    starts, ends = source.line_starts, source.line_ends
-    spans = list(zip(map(starts.__getitem__, firsts), map(ends.__getitem__, lasts), strict=True))
-    if source.ascii:
-        byte_spans = spans
-    else:
-        byte_starts, byte_ends = source.byte_lines()
-        byte_spans = list(zip(map(byte_starts.__getitem__, firsts), map(byte_ends.__getitem__, lasts), strict=True))
-    line_spans = list(zip(map((1).__add__, firsts), stops, strict=True))
-    tokens, joins = zip(*counts.blocks(spans, byte_spans), strict=True)
-    return new_blocks(kinds, spans, byte_spans, line_spans, tokens, joins, levels, titles, infos)
+    lasts = array("q", map((-1).__add__, stops))  # the last line of each block
+    char_starts = array("q", map(source.line_starts.__getitem__, firsts))
+    char_ends = array("q", map(source.line_ends.__getitem__, lasts))
+    byte_starts, byte_ends = char_starts, char_ends
+    if not source.ascii:
+        byte_line_starts, byte_line_ends = source.byte_lines()
+        byte_starts = array("q", map(byte_line_starts.__getitem__, firsts))
+        byte_ends = array("q", map(byte_line_ends.__getitem__, lasts))
+    line_firsts = array("q", map((1).__add__, firsts))
+    spans = BlockSpans(char_starts, char_ends, byte_starts, byte_ends, line_firsts, array("q", stops))
+    tokens, joins = zip(*counts.blocks(char_starts, char_ends, byte_starts, byte_ends), strict=True)
+    return new_blocks(kinds, spans, tokens, joins, levels, titles, infos)
 
 
 def _build_tree(name: str, blocks: tuple[Block, ...]) -> Section:

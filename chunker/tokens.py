@@ -290,20 +290,23 @@ class TextCounts:
             self._offsets = _encode_offsets(encoding, lengths, self._text)
         return self._offsets
 
-    def blocks(self, spans: Sequence[tuple[int, int]], byte_spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-        """``(tokens, join_tokens)`` of each block ``text[span]``, blocks in document order.
+    def blocks(
+        self, starts: Sequence[int], ends: Sequence[int], byte_starts: Sequence[int], byte_ends: Sequence[int]
+    ) -> list[tuple[int, int]]:
+        """``(tokens, join_tokens)`` of each block ``text[starts[k]:ends[k]]``, blocks in document
+        order (``byte_starts``/``byte_ends``: the same spans in UTF-8 offsets).
 
         ``tokens`` counts the block's text; ``join_tokens`` what the text between it and the
         next block (or the end) adds when appended to it (:meth:`Tokenizer.join_cost`).
         """
         text, tokenizer = self._text, self._tokenizer
         count = tokenizer.count
-        followings = [start for start, _ in spans[1:]]  # where the text after each block ends
-        if spans:
+        followings = list(starts[1:])  # where the text after each block ends
+        if starts:
             followings.append(len(text))
         out: list[tuple[int, int]] = []
         if not tokenizer.line_additive:
-            for (start, end), following in zip(spans, followings, strict=True):
+            for start, end, following in zip(starts, ends, followings, strict=True):
                 piece = text[start:end]
                 out.append((count(piece), tokenizer.join_cost(piece, text[end:following])))
             return out
@@ -316,7 +319,9 @@ class TextCounts:
         joins: dict[tuple[str, str], int] = {}
         tail_counts: dict[str, int] = {}
         lo = 0
-        for (start, end), (first_byte, end_byte), following in zip(spans, byte_spans, followings, strict=True):
+        for start, end, first_byte, end_byte, following in zip(
+            starts, ends, byte_starts, byte_ends, followings, strict=True
+        ):
             if end > length:
                 end = length
             # the common case: a word or number ends the block, no tail

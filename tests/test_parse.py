@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -165,28 +166,49 @@ def test_plain_titles_skip_the_inline_parse_with_the_same_result(title: str) -> 
     assert plain_text(title) == (_parsed_plain_text(title) if title.strip() else "")
 
 
-def test_fast_constructors_build_what_the_dataclass_constructors_build() -> None:
+def test_fast_constructors_build_what_the_constructors_build() -> None:
     """new_blocks and new_section (the parser's, without checks) equal Block(...) and Section(...), field by field."""
     import dataclasses
+    from array import array
 
-    from chunker.model import Block, Section, new_blocks, new_section
+    from chunker.model import Block, BlockSpans, Section, new_blocks, new_section
 
     block_values = ("heading", (1, 2), (3, 4), (5, 6), 7, 8, 9, "title", "info")
     other_values = ("text", (2, 3), (4, 5), (6, 7), 8, 9, 0, "", "")
-    block, other = new_blocks(*zip(block_values, other_values, strict=True))
+    spans = BlockSpans(*(array("q", column) for column in ([1, 2], [2, 3], [3, 4], [4, 5], [5, 6], [6, 7])))
+    kinds, _, _, _, *rest = zip(block_values, other_values, strict=True)
+    block, other = new_blocks(kinds, spans, *rest)
     assert (block, other) == (Block(*block_values), Block(*other_values))
-    assert new_blocks(*([],) * 9) == []
-    assert [getattr(block, f.name) for f in dataclasses.fields(Block)] == list(block_values)
+    assert hash(block) == hash(Block(*block_values))
+    assert new_blocks((), spans, (), (), (), (), ()) == []
+    assert [getattr(block, name) for name in Block.FIELDS] == list(block_values)
+    assert block.values() == block_values
+    assert (block.start, block.end, other.start, other.end) == (1, 2, 2, 3)
+    assert repr(block) == repr(Block(*block_values))
+    assert repr(block).startswith("Block(kind='heading', char_span=(1, 2)")
     section_values = (2, "T", block, (block,), (), 10, 11, 12, 19, 20)
     section = new_section(*section_values)  # type: ignore[arg-type]
     assert section == Section(*section_values)  # type: ignore[arg-type]
     assert [getattr(section, f.name) for f in dataclasses.fields(Section)] == list(section_values)
-    try:
-        block.tokens = 0  # type: ignore[misc]
-    except dataclasses.FrozenInstanceError:
-        pass
-    else:
-        raise AssertionError("a block made by new_blocks is frozen like any other")
+    for made in (block, Block(*block_values)):
+        for name in ("tokens", "char_span", "_at"):
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(made, name, 0)
+
+
+def test_a_parsed_documents_blocks_share_their_spans_in_columns() -> None:
+    """The parser's blocks keep no span tuples of their own: they read one BlockSpans, and pickle
+    to blocks equal to them."""
+    import pickle
+
+    from chunker.model import BlockSpans
+
+    doc = chunker.parse("# Caf\u00e9\n\npara one\n\n```py\nx = 1\n```\n")
+    assert len({id(block._spans) for block in doc.blocks}) == 1
+    assert isinstance(doc.blocks[0]._spans, BlockSpans)
+    assert [block.byte_span for block in doc.blocks] == [doc.source.byte_span(b.char_span) for b in doc.blocks]
+    assert [block.line_span for block in doc.blocks] == [(1, 1), (3, 3), (5, 7)]
+    assert pickle.loads(pickle.dumps(doc.blocks)) == doc.blocks
 
 
 @settings(max_examples=500, deadline=None)
