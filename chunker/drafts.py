@@ -138,9 +138,9 @@ class Packing:
         return Unit(fm.start, fm.end, fm.tokens, fm.join_tokens, -1, 0)
 
     def section_unit(self, section: Section) -> Unit:
-        last = self.blocks[section.end - 1]
+        last = self.blocks[section.end - 1]  # the section's span: its first block's start to its last block's end
         return Unit(
-            section.char_span[0], section.char_span[1], section.tokens, last.join_tokens, section.first, section.end
+            self.blocks[section.first].start, last.end, section.tokens, last.join_tokens, section.first, section.end
         )
 
     def sections_unit(self, root: Section) -> Unit:
