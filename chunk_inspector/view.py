@@ -12,6 +12,7 @@ import itertools
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -134,19 +135,34 @@ def tree_rows(doc: chunker.Document, chunks: Sequence[chunker.Chunk], hard_cap: 
     5 MB document has 18,000 sections, and the page builds this table again at every move).
     """
     indent = "\u2003"  # em spaces keep the indent in a table cell
-    rows = []
-    for s in doc.sections_in_order():
-        label = f"{indent * (s.level - 1)}{'#' * s.level} {s.title or '(untitled)'}"
-        start, end = s.char_span
-        rows.append((label, s.level, s.own_tokens, s.tokens, s.line_span[0], start, end))
+    prefixes = [f"{indent * (level - 1)}{'#' * level} " for level in range(7)]  # by heading level, 1 to 6
+    blocks, sections = doc.blocks, doc.sections_in_order()
+    # Section.char_span and line_span, read off each section's heading and its subtree's last block
+    headings = [blocks[first] for first in map(_first_of, sections)]
+    columns: dict[str, list[Any]] = {
+        "section": [prefixes[s.level] + (s.title or "(untitled)") for s in sections],
+        "level": list(map(_level_of, sections)),
+        "own": list(map(_own_of, sections)),
+        "subtree": list(map(_tokens_of, sections)),
+        "line": [heading.line_span[0] for heading in headings],
+        "start": list(map(_start_of, headings)),
+        "end": [blocks[s.end - 1].end for s in sections],
+    }
     if doc.preamble:
         first, last = doc.preamble[0], doc.preamble[-1]
         tokens = doc.root.own_tokens
-        rows.insert(0, ("(preamble)", 0, tokens, tokens, first.line_span[0], first.start, last.end))
-    table = pd.DataFrame(rows, columns=["section", "level", "own", "subtree", "line", "start", "end"])
+        for name, value in zip(
+            columns, ("(preamble)", 0, tokens, tokens, first.line_span[0], first.start, last.end), strict=True
+        ):
+            columns[name].insert(0, value)
+    table = pd.DataFrame(columns)
     table.insert(4, "over cap", ["⚠" if tokens > hard_cap else "" for tokens in table["subtree"].tolist()])
     table.insert(5, "chunks", _chunks_holding(chunks, table["start"].tolist(), table["end"].tolist()))
     return table
+
+
+_first_of, _level_of, _own_of, _tokens_of = (attrgetter(name) for name in ("first", "level", "own_tokens", "tokens"))
+_start_of = attrgetter("start")
 
 
 def _chunks_holding(chunks: Sequence[chunker.Chunk], starts: list[int], ends: list[int]) -> list[str]:
