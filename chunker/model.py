@@ -449,12 +449,13 @@ class Document:
 
 
 # Constructors for blocks and sections whose values are valid by construction (the parser's):
-# they set the slots directly. A frozen dataclass's __init__ sets each field through
-# object.__setattr__ and checks a block in __post_init__, which makes it twice as slow;
-# tests/test_parse.py checks that these give what the dataclass constructors give.
+# they set the slots directly. Block(...) checks its values and sets each field through
+# object.__setattr__, as a frozen dataclass like Section does, which makes it twice as slow;
+# tests/test_parse.py checks that these give what the constructors give.
 _new = object.__new__
 _b_at, _b_spans, _b_info, _b_join_tokens, _b_kind, _b_level, _b_title, _b_tokens = (
-    Block.__dict__[name].__set__ for name in Block.__slots__
+    Block.__dict__[name].__set__
+    for name in ("_at", "_spans", "info", "join_tokens", "kind", "level", "title", "tokens")
 )
 _SECTION_SLOTS = tuple(Section.__dict__[name].__set__ for name in Section.__slots__)
 (
