@@ -136,17 +136,16 @@ def tree_rows(doc: chunker.Document, chunks: Sequence[chunker.Chunk], hard_cap: 
     """
     indent = "\u2003"  # em spaces keep the indent in a table cell
     prefixes = [f"{indent * (level - 1)}{'#' * level} " for level in range(7)]  # by heading level, 1 to 6
-    blocks, sections = doc.blocks, doc.sections_in_order()
-    # Section.char_span and line_span, read off each section's heading and its subtree's last block
-    headings = [blocks[first] for first in map(_first_of, sections)]
+    sections = doc.sections_in_order()
+    spans = [s.char_span for s in sections]
     columns: dict[str, list[Any]] = {
         "section": [prefixes[s.level] + (s.title or "(untitled)") for s in sections],
         "level": list(map(_level_of, sections)),
         "own": list(map(_own_of, sections)),
         "subtree": list(map(_tokens_of, sections)),
-        "line": [heading.line_span[0] for heading in headings],
-        "start": list(map(_start_of, headings)),
-        "end": [blocks[s.end - 1].end for s in sections],
+        "line": [s.line_span[0] for s in sections],
+        "start": [start for start, _ in spans],
+        "end": [end for _, end in spans],
     }
     if doc.preamble:
         first, last = doc.preamble[0], doc.preamble[-1]
@@ -161,8 +160,7 @@ def tree_rows(doc: chunker.Document, chunks: Sequence[chunker.Chunk], hard_cap: 
     return table
 
 
-_first_of, _level_of, _own_of, _tokens_of = (attrgetter(name) for name in ("first", "level", "own_tokens", "tokens"))
-_start_of = attrgetter("start")
+_level_of, _own_of, _tokens_of = (attrgetter(name) for name in ("level", "own_tokens", "tokens"))
 
 
 def _chunks_holding(chunks: Sequence[chunker.Chunk], starts: list[int], ends: list[int]) -> list[str]:
