@@ -138,23 +138,16 @@ class Packing:
         return Unit(fm.start, fm.end, fm.tokens, fm.join_tokens, -1, 0)
 
     def section_unit(self, section: Section) -> Unit:
-        last = self.blocks[section.end - 1]  # the section's span: its first block's start to its last block's end
-        return Unit(
-            self.blocks[section.first].start, last.end, section.tokens, last.join_tokens, section.first, section.end
-        )
+        return self._blocks_unit(section.first, section.end, section.tokens)
 
     def sections_unit(self, root: Section) -> Unit:
         """All sections of the document as one unit (the whole-document case)."""
-        first = root.direct_end
-        last = self.blocks[root.end - 1]
-        return Unit(
-            self.blocks[first].start,
-            last.end,
-            self.doc.region_tokens(first, root.end),
-            last.join_tokens,
-            first,
-            root.end,
-        )
+        return self._blocks_unit(root.direct_end, root.end, self.doc.region_tokens(root.direct_end, root.end))
+
+    def _blocks_unit(self, first: int, stop: int, tokens: int) -> Unit:
+        """``blocks[first:stop]`` as one unit of ``tokens``: from the first block's start to the last one's end."""
+        last = self.blocks[stop - 1]
+        return Unit(self.blocks[first].start, last.end, tokens, last.join_tokens, first, stop)
 
     def block(self, unit: Unit) -> Block:
         block = self.blocks[unit.first] if unit.first >= 0 else self.doc.front_matter_block

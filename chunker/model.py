@@ -110,13 +110,14 @@ class Block:
             raise ValueError(f"bad char_span {char_span!r} for a {kind} block")
         if tokens < 0:
             raise ValueError(f"negative token count {tokens} for a {kind} block")
-        _b_at(self, None)
+        _b_kind(self, kind)
         _b_spans(self, (tuple(char_span), tuple(byte_span), tuple(line_span)))
-        for name, value in (
-            ("kind", kind), ("tokens", tokens), ("join_tokens", join_tokens), ("level", level), ("title", title),
-            ("info", info),
-        ):  # fmt: skip
-            object.__setattr__(self, name, value)
+        _b_at(self, None)
+        _b_tokens(self, tokens)
+        _b_join_tokens(self, join_tokens)
+        _b_level(self, level)
+        _b_title(self, title)
+        _b_info(self, info)
 
     @property
     def char_span(self) -> Span:
@@ -449,8 +450,8 @@ class Document:
 
 
 # Constructors for blocks and sections whose values are valid by construction (the parser's):
-# they set the slots directly. Block(...) checks its values and sets each field through
-# object.__setattr__, as a frozen dataclass like Section does, which makes it twice as slow;
+# they set the slots directly. Block(...) checks its values first; Section(...), a frozen
+# dataclass, sets each field through object.__setattr__, which makes it twice as slow;
 # tests/test_parse.py checks that these give what the constructors give.
 _new = object.__new__
 _b_at, _b_spans, _b_info, _b_join_tokens, _b_kind, _b_level, _b_title, _b_tokens = (
