@@ -3,14 +3,15 @@
 For each question set (``markdown``: 163 questions over 25 documents of ``../shared/corpus/real``;
 ``chroma``: Chroma's 472 questions over 5 plain-text corpora) and each retriever (``bm25``;
 ``dense``: all-MiniLM-L6-v2 when the ``[dense]`` extra is installed), every document of the set
-is chunked and all chunks are indexed together. Rows: the engine at 128/256, 256/512 and
-512/1024 (its default strategy indexing its ``markdown``, and ``contextualize()``; each other
-strategy indexing ``markdown``), and each installed peer at the same hard cap (configured as
-in ``benchmarks/peers.py``).
+is chunked and all chunks are indexed together. Rows: the engine at its default settings (384/1024,
+indexing its ``markdown``, and ``contextualize()``), the engine at 128/256, 256/512 and 512/1024
+(its default strategy indexing ``markdown``, and ``contextualize()``; each other strategy indexing
+``markdown``), and each installed peer at the same hard cap (configured as in
+``benchmarks/peers.py``).
 Columns: chunk count, recall / precision / IoU at k=5 and within the 1,024-token budget,
 precision Ω, and for the dense model the share of chunks longer than its input (truncated).
 
-The lead of the engine's default strategy (both indexed texts) over the best peer at each hard
+The lead of the engine's default strategy (both indexed texts, each target) over the best peer at each hard
 cap is given with its noise: the standard error of the per-question difference in recall (paired, n questions);
 "within noise" means less than two standard errors.
 
@@ -67,11 +68,26 @@ def strategies() -> list[str | None]:
     return [default, *(s for s in chunker.STRATEGIES if s != default)]
 
 
+def default_limits() -> tuple[int, int]:
+    """The engine's default target and hard cap (read off ``chunker.chunk``, so a baseline engine gives its own)."""
+    parameters = inspect.signature(chunker.chunk).parameters
+    return parameters["target"].default, parameters["hard_cap"].default
+
+
 def contenders(cap: int, peers: list[str], all_strategies: bool = True) -> list[Contender]:
-    """The engine's default strategy indexing markdown and contextualize(), each other strategy
-    indexing markdown (unless ``all_strategies`` is False), then the peers, all at this hard cap
-    (the engine's target half of it)."""
+    """The engine, then the peers, all at this hard cap.
+
+    At the engine's default hard cap, its default settings come first (default target and strategy,
+    indexing markdown and contextualize()). Then the engine at target half the cap: its default
+    strategy indexing markdown and contextualize(), each other strategy indexing markdown (unless
+    ``all_strategies`` is False)."""
+    default_target, default_cap = default_limits()
     out: list[Contender] = []
+    if cap == default_cap and default_target != cap // 2:
+        for index in ("markdown", "context"):
+            contender = Contender.engine(default_target, cap, index)
+            suffix = " + breadcrumb" if index == "context" else ""
+            out.append(dataclasses.replace(contender, label=f"engine {default_target}/{cap} (defaults){suffix}"))
     for n, strategy in enumerate(strategies() if all_strategies else strategies()[:1]):
         options = {} if strategy is None else {"strategy": strategy}
         for index in ("markdown", "context") if n == 0 else ("markdown",):
@@ -83,6 +99,16 @@ def contenders(cap: int, peers: list[str], all_strategies: bool = True) -> list[
             out.append(contender)
     out += [Contender.of_peer(name, cap, cap // 2) for name in peers]
     return out
+
+
+def default_strategy_rows(evaluations: list[Evaluation]) -> list[Evaluation]:
+    """The engine's rows under its default strategy (default settings and target half the cap, both indexings)."""
+    default = strategies()[0]
+    return [
+        ev
+        for ev in evaluations
+        if ev.contender.peer is None and dict(ev.contender.options).get("strategy", default) == default
+    ]
 
 
 def paired_lead(ours: Evaluation, theirs: Evaluation, kind: str | None = None) -> tuple[float, float]:
@@ -142,7 +168,7 @@ def lead_rows(done: dict[int, list[Evaluation]]) -> list[str]:
         if not peers:
             continue
         best = max(peers, key=lambda ev: ev.mean()["recall@budget"])
-        for ours in evaluations[:2]:
+        for ours in default_strategy_rows(evaluations):
             lead, se = paired_lead(ours, best)
             verdict = "within noise" if abs(lead) < 2 * se else "**leads**" if lead > 0 else "trails"
             rows.append(
@@ -163,7 +189,7 @@ def kind_deficit_rows(questions: QuestionSet, done: dict[int, list[Evaluation]])
         peers = [ev for ev in evaluations if ev.contender.peer is not None]
         if not peers:
             continue
-        for ours in evaluations[:2]:
+        for ours in default_strategy_rows(evaluations):
             cells = []
             for kind in kinds:
                 worst, se, who = min(

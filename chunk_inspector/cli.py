@@ -79,10 +79,16 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
     """The engine's limits and options (``chunker.chunk``'s keywords), shared by chunking and ``eval``."""
     limits = parser.add_argument_group("chunking")
     limits.add_argument(
-        "--target", type=_positive_int, default=512, help="size of pieces when a block must be cut (default 512)"
+        "--target",
+        type=_positive_int,
+        default=chunker.DEFAULT_TARGET,
+        help=f"the size chunks are packed to and cut blocks are cut to (default {chunker.DEFAULT_TARGET})",
     )
     limits.add_argument(
-        "--hard-cap", type=_positive_int, default=1024, help="no chunk exceeds this many tokens (default 1024)"
+        "--hard-cap",
+        type=_positive_int,
+        default=chunker.DEFAULT_HARD_CAP,
+        help=f"no chunk exceeds this many tokens (default {chunker.DEFAULT_HARD_CAP})",
     )
     limits.add_argument("--tokenizer", default="cl100k_base", help=_TOKENIZER_HELP)
     limits.add_argument(

@@ -1,6 +1,6 @@
 """LangChain: the engine as a ``TextSplitter`` of langchain-text-splitters (the ``[langchain]`` extra).
 
-``MarkdownChunkSplitter(target=512, hard_cap=1024, tokenizer="cl100k_base", **options)`` goes
+``MarkdownChunkSplitter(target=384, hard_cap=1024, tokenizer="cl100k_base", **options)`` goes
 wherever ``MarkdownHeaderTextSplitter`` or ``RecursiveCharacterTextSplitter`` goes:
 
 - ``split_text(text)``: the chunks' markdown, in order;
@@ -44,8 +44,8 @@ class MarkdownChunkSplitter(TextSplitter):
     def __init__(
         self,
         *,
-        target: int = 512,
-        hard_cap: int = 1024,
+        target: int = chunker.DEFAULT_TARGET,
+        hard_cap: int = chunker.DEFAULT_HARD_CAP,
         tokenizer: Any = "cl100k_base",
         name: str = "document.md",
         add_start_index: bool = False,

@@ -1,6 +1,6 @@
 """LlamaIndex: the engine as a ``NodeParser`` of llama-index-core (the ``[llamaindex]`` extra).
 
-``MarkdownChunkNodeParser.from_defaults(target=512, hard_cap=1024, tokenizer="cl100k_base",
+``MarkdownChunkNodeParser.from_defaults(target=384, hard_cap=1024, tokenizer="cl100k_base",
 include_sections=False, **options)`` turns Documents (or any text nodes) into ``TextNode``\\ s:
 
 - one node per chunk, its text the chunk's markdown, ``start_char_idx``/``end_char_idx`` its
@@ -49,8 +49,8 @@ _SECTION_HIDDEN += ["parent_id", "ancestor_ids"]
 class MarkdownChunkNodeParser(NodeParser):
     """Chunk Inspector's chunks (and, if asked, sections) as LlamaIndex TextNodes with our hierarchy."""
 
-    target: int = 512
-    hard_cap: int = 1024
+    target: int = chunker.DEFAULT_TARGET
+    hard_cap: int = chunker.DEFAULT_HARD_CAP
     tokenizer: Any = "cl100k_base"
     options: dict[str, Any] = Field(default_factory=dict)
     include_sections: bool = False
@@ -64,8 +64,8 @@ class MarkdownChunkNodeParser(NodeParser):
     def from_defaults(
         cls,
         *,
-        target: int = 512,
-        hard_cap: int = 1024,
+        target: int = chunker.DEFAULT_TARGET,
+        hard_cap: int = chunker.DEFAULT_HARD_CAP,
         tokenizer: Any = "cl100k_base",
         include_sections: bool = False,
         name: str = "document.md",

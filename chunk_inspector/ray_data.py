@@ -87,7 +87,7 @@ def error_row(name: str, reason: str) -> dict[str, Any]:
 class ChunkRows:
     """Chunks documents for Ray Data; the engine options are checked here, on the driver.
 
-    ``ChunkRows(target=512, hard_cap=1024, tokenizer="cl100k_base", overlap=…, min_tokens=…, …)``
+    ``ChunkRows(target=384, hard_cap=1024, tokenizer="cl100k_base", overlap=…, min_tokens=…, …)``
     takes ``chunker.chunk_markdown``'s keywords. Called with one row (a dict of scalars, as
     ``flat_map`` passes it) it returns a list of row dicts; called with a batch (a
     ``pyarrow.Table``, or a dict of columns as ``map_batches`` passes by default) it returns a
@@ -95,7 +95,12 @@ class ChunkRows:
     """
 
     def __init__(
-        self, *, target: int = 512, hard_cap: int = 1024, tokenizer: Any = "cl100k_base", **options: Any
+        self,
+        *,
+        target: int = chunker.DEFAULT_TARGET,
+        hard_cap: int = chunker.DEFAULT_HARD_CAP,
+        tokenizer: Any = "cl100k_base",
+        **options: Any,
     ) -> None:
         chunker.chunk_markdown("", name="check.md", tokenizer=tokenizer, target=target, hard_cap=hard_cap, **options)
         self.target = target

@@ -15,13 +15,15 @@ from chunker.chunkset import Chunk, ChunkSet
 from chunker.errors import ChunkerError, ConfigError, TokenizerError
 from chunker.hierarchy import Node, UnknownNodeError
 from chunker.model import Block, Document, Section
-from chunker.options import DEFAULT_STRATEGY, MIN_HARD_CAP, STRATEGIES, ChunkOptions
+from chunker.options import DEFAULT_HARD_CAP, DEFAULT_STRATEGY, DEFAULT_TARGET, MIN_HARD_CAP, STRATEGIES, ChunkOptions
 from chunker.pack import chunk, chunk_with
 from chunker.parse import parse
 from chunker.tokens import Tokenizer, get_tokenizer
 
 __all__ = [
+    "DEFAULT_HARD_CAP",
     "DEFAULT_STRATEGY",
+    "DEFAULT_TARGET",
     "MIN_HARD_CAP",
     "STRATEGIES",
     "Block",
@@ -50,8 +52,8 @@ def chunk_markdown(
     text: str,
     name: str = "document.md",
     tokenizer: Any = None,
-    target: int = 512,
-    hard_cap: int = 1024,
+    target: int = DEFAULT_TARGET,
+    hard_cap: int = DEFAULT_HARD_CAP,
     **options: Any,
 ) -> ChunkSet:
     """Parse and chunk in one call: ``chunk(parse(text, name, tokenizer), target, hard_cap, **options)``."""

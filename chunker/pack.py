@@ -35,7 +35,7 @@ from chunker.drafts import SMALL_TOKENS, Counted, Draft, Packing, Unit, joinable
 from chunker.hierarchy import outline
 from chunker.model import Document
 from chunker.optimal import optimal_walk
-from chunker.options import DEFAULT_STRATEGY, MIN_HARD_CAP, STRATEGIES, ChunkOptions
+from chunker.options import DEFAULT_HARD_CAP, DEFAULT_STRATEGY, DEFAULT_TARGET, MIN_HARD_CAP, STRATEGIES, ChunkOptions
 from chunker.parse import unclosed_fence
 from chunker.reference import reference_walk
 from chunker.spans import Span
@@ -58,8 +58,8 @@ WALKS: dict[str, Callable[[Packing], list[Draft]]] = {
 
 def chunk(
     doc: Document,
-    target: int = 512,
-    hard_cap: int = 1024,
+    target: int = DEFAULT_TARGET,
+    hard_cap: int = DEFAULT_HARD_CAP,
     *,
     overlap: int = 0,
     min_tokens: int = 0,

@@ -26,6 +26,20 @@ def test_chunk_with_keywords_is_chunk_with_the_value() -> None:
     assert chunker.ChunkOptions(**options.keywords()) == options
 
 
+def test_every_entry_point_has_the_engine_default_limits(tmp_path: Path) -> None:
+    """chunk(), chunk_markdown(), ChunkOptions and the CLI default to DEFAULT_TARGET / DEFAULT_HARD_CAP."""
+    assert (chunker.DEFAULT_TARGET, chunker.DEFAULT_HARD_CAP) == (384, 1024)  # README, "Why the default target is 384"
+    doc = chunker.parse(TEXT, name="guide.md")
+    limits = {"target": chunker.DEFAULT_TARGET, "hard_cap": chunker.DEFAULT_HARD_CAP}
+    assert {k: chunker.chunk(doc).config[k] for k in limits} == limits
+    assert {k: chunker.chunk_markdown(TEXT, name="guide.md").config[k] for k in limits} == limits
+    assert {k: chunker.ChunkOptions().keywords()[k] for k in limits} == limits
+    source, out = tmp_path / "guide.md", tmp_path / "guide.json"
+    source.write_text(TEXT, encoding="utf-8")
+    assert main([str(source), "-o", str(out), "--quiet"]) == 0
+    assert {k: json.loads(out.read_text(encoding="utf-8"))["config"][k] for k in limits} == limits
+
+
 def test_the_value_is_frozen_and_every_copy_is_validated() -> None:
     options = chunker.ChunkOptions(256, 512)
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import chunker
 from chunk_inspector.cli import main
 from chunk_inspector.evaluate import Contender, evaluate
 from chunk_inspector.questions import load_question_set
@@ -75,7 +76,8 @@ def test_json_for_scripts_with_both_indexes(tmp_path: Path, capsys: pytest.Captu
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["k"] == 2 and data["count"] == 3
-    assert [r["chunker"] for r in data["rows"]] == ["engine 512/1024", "engine 512/1024 + breadcrumb"]
+    defaults = f"engine {chunker.DEFAULT_TARGET}/{chunker.DEFAULT_HARD_CAP}"  # the CLI's limits are the engine's
+    assert [r["chunker"] for r in data["rows"]] == [defaults, defaults + " + breadcrumb"]
     assert [q["id"] for q in data["rows"][0]["questions"]] == ["q0", "q1", "q2"]
     assert set(data["rows"][0]["by_kind"]) == {"prose", "code"}
 
