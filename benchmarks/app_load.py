@@ -68,8 +68,9 @@ _ARM = """() => {
         return box ? box.querySelector('[data-testid="stMetricValue"]').innerText.trim() : null;
     };
     if (window.__ciObserver) window.__ciObserver.disconnect();
-    const move = window.__ciMove = {t0: performance.now(), before: value(), ran: false, shown: null, idle: null,
-                                    after: null, changed: false};
+    const move = {t0: performance.now(), before: value(), ran: false, shown: null, idle: null, after: null,
+                  changed: false};
+    window.__ciDone = new Promise(resolve => { move.resolve = resolve; });
     const check = (records) => {
         const now = performance.now() - move.t0;
         const state = app.getAttribute('data-test-script-state');
@@ -84,13 +85,15 @@ _ARM = """() => {
             move.after = value();
             if (move.shown === null) move.shown = now;
             window.__ciObserver.disconnect();
+            const {resolve, ...done} = move;
+            resolve(done);
         }
     };
     window.__ciObserver = new MutationObserver(check);
     window.__ciObserver.observe(document.body, {subtree: true, childList: true, characterData: true,
                                                 attributes: true, attributeOldValue: true});
 }"""
-_DONE = "() => window.__ciMove && window.__ciMove.idle !== null"
+_DONE = "() => window.__ciDone"  # resolves with the move's times once the page is idle again (no polling)
 
 
 @dataclass
@@ -298,11 +301,10 @@ async def run_session(
             await page.evaluate(_ARM)
             await thumb.press(key)
             try:
-                await page.wait_for_function(_DONE, timeout=args.move_timeout * 1000, polling=50)
-            except Exception as exc:  # Playwright's TimeoutError
-                session.errors.append(f"move {moves + 1}: no new count within {args.move_timeout} s ({exc!s:.80})")
+                move = await asyncio.wait_for(page.evaluate(_DONE), timeout=args.move_timeout)
+            except TimeoutError:
+                session.errors.append(f"move {moves + 1}: no new count within {args.move_timeout} s")
                 break
-            move = await page.evaluate("() => window.__ciMove")
             session.shown.append(float(move["shown"]) / 1000)
             session.idle.append(float(move["idle"]) / 1000)
             session.unchanged += not move["changed"]

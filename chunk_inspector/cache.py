@@ -30,6 +30,7 @@ from collections.abc import Callable, Hashable, Iterable, Sized
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Generic, TypeVar
 
+import pandas as pd
 import streamlit as st
 
 import chunker
@@ -47,6 +48,7 @@ __all__ = [
     "document_size",
     "run_holder",
     "shared",
+    "table_size",
 ]
 
 ENV_BUDGET = "CHUNK_INSPECTOR_CACHE_MB"
@@ -145,6 +147,11 @@ def chunk_set_size(chunks: chunker.ChunkSet, doc: chunker.Document) -> int:
         sampled = deep_size(sample, exclude=(*shared, *texts), shared=document_types)
         total += sampled * len(members) // len(sample) - sys.getsizeof(sample)
     return total
+
+
+def table_size(table: pd.DataFrame) -> int:
+    """What a table the app made holds: its columns and index, their strings included."""
+    return int(table.memory_usage(index=True, deep=True).sum())
 
 
 def budget_from_env(environ: dict[str, str] | None = None) -> int:

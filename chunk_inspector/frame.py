@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 import chunker
-from chunk_inspector import cache
+from chunk_inspector import cache, view
 from chunk_inspector.view import Settings
 from chunker.decode import decode_markdown
 
@@ -33,6 +34,7 @@ __all__ = [
     "current",
     "digest",
     "document_key",
+    "heading_tree_cached",
     "hf_tokenizer_path",
     "load_upload",
     "open_document",
@@ -162,6 +164,23 @@ def chunk_cached(key: str, name: str, settings: Settings, _doc: chunker.Document
     return got.value
 
 
+def heading_tree_cached(opened: Opened) -> pd.DataFrame:
+    """The open document's heading tree (:func:`view.heading_tree`): made once per document, kept with it in
+    the shared cache (evicted with it); each move adds only its chunk set's columns (:func:`view.tree_rows`)."""
+    doc_key = document_key(opened.key, opened.doc.name, opened.settings.tokenizer)
+    return (
+        cache.shared()
+        .get(
+            ("tree", *doc_key[1:]),
+            lambda: view.heading_tree(opened.doc),
+            cache.table_size,
+            depends_on=(doc_key,),
+            pin=cache.run_holder(),
+        )
+        .value
+    )
+
+
 def _count_caches(doc_key: tuple[str, str, str, str], doc: chunker.Document) -> None:
     """Add what a re-pack put in the document's caches to its size in the cache: measured again whenever
     they have grown by a tenth (the first re-pack fills most of them; later ones add little)."""
@@ -255,7 +274,7 @@ def _document_source() -> tuple[str, str] | None:
             return None
         for file in files:
             try:
-                return file.name, load_upload(file.name, file.getvalue())
+                return file.name, _upload_text(file)
             except chunker.ChunkerError as exc:
                 st.sidebar.error(str(exc))
         return None
@@ -270,6 +289,28 @@ def _document_source() -> tuple[str, str] | None:
         "Sample", names, index=names.index(_default_sample()), key="sample", bind="query-params"
     )
     return name, (SAMPLES_DIR / name).read_text(encoding="utf-8")
+
+
+def _upload_text(file: Any) -> str:
+    """An uploaded file's text (:func:`load_upload`), decoded once per upload: every run (every move of a
+    slider) would otherwise read and decode its bytes again, 20 ms for 5 MB."""
+    memo = st.session_state.get("_upload_text")
+    if memo is not None and memo[0] == file.file_id:
+        return str(memo[1])
+    text = load_upload(file.name, file.getvalue())
+    st.session_state._upload_text = (file.file_id, text)
+    return text
+
+
+def _key_of(text: str) -> str:
+    """:func:`digest` of the open text, computed again only when the text is another object (a new upload,
+    paste or sample) than at the last run."""
+    memo = st.session_state.get("_text_key")
+    if memo is not None and memo[0] is text:
+        return str(memo[1])
+    key = digest(text)
+    st.session_state._text_key = (text, key)
+    return key
 
 
 def _default_sample() -> str:
@@ -412,7 +453,7 @@ def sidebar() -> None:
         default = _default_sample()
         picked = (default, (SAMPLES_DIR / default).read_text(encoding="utf-8"))
     name, text = picked
-    key = digest(text)
+    key = _key_of(text)
     cache.shared().release(cache.run_holder())  # the last run's pins, if it ended without release()
     try:
         got = open_document(key, name, settings.tokenizer, text)

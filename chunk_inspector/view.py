@@ -24,6 +24,7 @@ from chunker.chunkset import BREADCRUMB_SEPARATOR
 from chunker.optimal import CostTerms
 
 __all__ = [
+    "PAGE_ROWS",
     "PALETTE",
     "TINY_DEFAULT",
     "Settings",
@@ -32,7 +33,10 @@ __all__ = [
     "chunk_rows",
     "cli_command",
     "display_flags",
+    "heading_tree",
+    "page_spans",
     "python_snippet",
+    "rows_matching",
     "size_histogram",
     "source_html",
     "summary",
@@ -42,6 +46,9 @@ __all__ = [
 ]
 
 TINY_DEFAULT = 50  # below this many tokens a chunk is shown as tiny when no min_tokens is set
+# Rows of a table sent to the browser at once: a 5 MB document has 11,000 chunks and 18,000 sections, and
+# the whole of both tables, sent again at every move, cost the server and the browser more than the re-pack.
+PAGE_ROWS = 1_000
 
 # (background, border) pairs; neighbours differ because consecutive indexes differ mod len.
 PALETTE = (
@@ -127,12 +134,11 @@ def _id_ranges(ids: list[int]) -> str:
     return ", ".join(out)
 
 
-def tree_rows(doc: chunker.Document, chunks: Sequence[chunker.Chunk], hard_cap: int) -> pd.DataFrame:
-    """The heading tree, one row per section in document order (the preamble first when there is one).
-
-    ``own`` counts the heading and its direct content, ``subtree`` everything under it;
-    ``chunks`` lists the chunks that hold any of the section's text, found for all sections at once (a
-    5 MB document has 18,000 sections, and the page builds this table again at every move).
+def heading_tree(doc: chunker.Document) -> pd.DataFrame:
+    """The heading tree's columns that depend on the document alone, one row per section in document order
+    (the preamble first when there is one): ``section`` (indented title), ``level``, ``own`` (the heading
+    and its direct content, in tokens), ``subtree`` (everything under it), ``line``, ``start`` and ``end``
+    (its character span). The app makes it once per document; :func:`tree_rows` adds the chunk set's columns.
     """
     indent = "\u2003"  # em spaces keep the indent in a table cell
     prefixes = [f"{indent * (level - 1)}{'#' * level} " for level in range(7)]  # by heading level, 1 to 6
@@ -154,10 +160,37 @@ def tree_rows(doc: chunker.Document, chunks: Sequence[chunker.Chunk], hard_cap: 
             columns, ("(preamble)", 0, tokens, tokens, first.line_span[0], first.start, last.end), strict=True
         ):
             columns[name].insert(0, value)
-    table = pd.DataFrame(columns)
-    table.insert(4, "over cap", ["⚠" if tokens > hard_cap else "" for tokens in table["subtree"].tolist()])
+    return pd.DataFrame(columns)
+
+
+def tree_rows(
+    doc: chunker.Document, chunks: Sequence[chunker.Chunk], hard_cap: int, tree: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """The heading tree (:func:`heading_tree`) with the columns of a chunk set: ``over cap`` (⚠ where the
+    subtree is larger than ``hard_cap``) and ``chunks``, the chunks that hold any of the section's text,
+    found for all rows at once. ``tree`` is the document's :func:`heading_tree` or some of its rows (the
+    page on screen), when the caller has it: a 5 MB document has 18,000 sections, and the page builds this
+    table again at every move."""
+    table = heading_tree(doc) if tree is None else tree.copy(deep=False)
+    table.insert(4, "over cap", np.where(table["subtree"].to_numpy() > hard_cap, "⚠", "").tolist())
     table.insert(5, "chunks", _chunks_holding(chunks, table["start"].tolist(), table["end"].tolist()))
     return table
+
+
+def rows_matching(table: pd.DataFrame, query: str, columns: Sequence[str]) -> pd.DataFrame:
+    """The rows of ``table`` whose text in any of ``columns`` holds ``query``, in any case (all rows for an
+    empty query)."""
+    if not query:
+        return table
+    hits = np.zeros(len(table), dtype=bool)
+    for column in columns:
+        hits |= table[column].str.contains(query, case=False, regex=False).to_numpy(dtype=bool)
+    return table[hits]
+
+
+def page_spans(count: int, size: int = PAGE_ROWS) -> list[tuple[int, int]]:
+    """``[first, stop)`` of each page of a table of ``count`` rows, ``size`` rows a page (one page if empty)."""
+    return [(first, min(first + size, count)) for first in range(0, count, size)] or [(0, 0)]
 
 
 _level_of, _own_of, _tokens_of = (attrgetter(name) for name in ("level", "own_tokens", "tokens"))
@@ -262,14 +295,17 @@ def size_histogram(
         return shape, note
 
     marks = [line(target, "#2e9e5b", "dash", "target"), line(hard_cap, "#d64545", "solid", "hard cap")]
+    counts, edges = size_bins(sizes)
     return {
         "data": [
             {
-                "type": "histogram",
-                "x": np.asarray(sizes, dtype=np.int64),
-                "nbinsx": 40,
+                "type": "bar",
+                "x": (edges[:-1] + edges[1:]) / 2,
+                "y": counts,
+                "width": float(edges[1] - edges[0]),
+                "customdata": np.stack([edges[:-1], edges[1:] - 1], axis=1),
                 "marker": {"color": "#3b7dd8"},
-                "hovertemplate": "%{x} tokens: %{y} chunks<extra></extra>",
+                "hovertemplate": "%{customdata[0]}–%{customdata[1]} tokens: %{y} chunks<extra></extra>",
             }
         ],
         "layout": {
@@ -283,6 +319,19 @@ def size_histogram(
             "annotations": [note for _, note in marks],
         },
     }
+
+
+def size_bins(sizes: Sequence[int], bins: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """Chunk counts per bin of sizes, and the bins' edges: at most ``bins`` bins from 0, each a round width
+    (1, 2 or 5 times a power of ten), the last holding the largest size."""
+    values = np.asarray(sizes, dtype=np.int64)
+    largest = int(values.max()) if len(values) else 1
+    width = next(
+        step * 10**power for power in itertools.count() for step in (1, 2, 5) if step * 10**power * bins > largest
+    )
+    edges = np.arange(0, (largest // width + 2) * width, width, dtype=np.int64)  # the last edge past the largest
+    counts, _ = np.histogram(values, bins=edges)
+    return counts, edges
 
 
 # -- the source view ----------------------------------------------------------

@@ -9,6 +9,23 @@ from chunker.optimal import cost_terms
 
 WINDOW = 40  # chunks drawn at once in the source view of a long document
 
+
+def rows_shown(what: str, count: int, key: str) -> tuple[int, int]:
+    """The rows ``[first, stop)`` of a table to send: all of them up to ``view.PAGE_ROWS``, else the page
+    chosen here (a 5 MB document has 11,000 chunks and 18,000 sections)."""
+    if count <= view.PAGE_ROWS:
+        return 0, count
+    spans = view.page_spans(count)
+    page = st.selectbox(
+        f"{what} shown",
+        range(len(spans)),
+        format_func=lambda i: f"{spans[i][0] + 1:,}–{spans[i][1]:,} of {count:,}",
+        key=key,
+        help=f"A long document's table shows {view.PAGE_ROWS:,} rows at a time.",
+    )
+    return spans[min(page or 0, len(spans) - 1)]
+
+
 opened = frame.current()
 if opened is None:
     st.stop()
@@ -39,11 +56,25 @@ with left:
         view.size_histogram([c.token_count for c in chunks], settings.target, settings.hard_cap), key="histogram"
     )
 with right:
-    tree = view.tree_rows(doc, chunks, settings.hard_cap)
     st.markdown("**Heading tree** · own and subtree tokens; choose a section to show it in the source")
+    tree = frame.heading_tree_cached(opened)
+    query = ""
+    first_row, stop_row = 0, len(tree)
+    if len(tree) > view.PAGE_ROWS:  # a small tree is searched in the table itself (its toolbar)
+        find_col, page_col = st.columns([3, 2])
+        query = find_col.text_input(
+            "Find a section", key=f"tree-find-{opened.key[:12]}", placeholder="a word in a heading"
+        ).strip()
+        if query:
+            every = len(tree)
+            tree = view.rows_matching(tree, query, ["section"])
+            find_col.caption(f"Sections holding “{query}”: {len(tree):,} of {every:,}.")
+        with page_col:
+            first_row, stop_row = rows_shown("Sections", len(tree), f"tree-page-{opened.key[:12]}")
+    tree = view.tree_rows(doc, chunks, settings.hard_cap, tree.iloc[first_row:stop_row])
     tree_event = st.dataframe(
         tree,
-        key=f"tree-{opened.key[:12]}",
+        key=f"tree-{opened.key[:12]}-{first_row}-{query.lower()}",  # a selection belongs to its page
         hide_index=True,
         height=300,
         on_select="rerun",
@@ -63,10 +94,11 @@ with right:
 st.markdown("**Chunks** · choose a row to see its text and highlight it in the source")
 table_col, source_col = st.columns([1, 1], gap="medium")
 with table_col:
-    table = view.chunk_rows(chunks, settings.tiny_below)
+    first_chunk, stop_chunk = rows_shown("Chunks", len(chunks), f"chunks-page-{opened.key[:12]}")
+    table = view.chunk_rows(chunks[first_chunk:stop_chunk], settings.tiny_below)
     event = st.dataframe(
         table,
-        key=f"chunks-{opened.key[:12]}",
+        key=f"chunks-{opened.key[:12]}-{first_chunk}",  # a selection belongs to its page
         hide_index=True,
         height=420,
         on_select="rerun",
@@ -83,7 +115,8 @@ with table_col:
         },
     )
 rows = event.selection.rows if event is not None else []
-selected = rows[0] if rows and rows[0] < len(chunks) else None  # a row index; kept across re-packs
+# a row of the page shown; kept across re-packs (the same row, the chunk now there)
+selected = first_chunk + rows[0] if rows and first_chunk + rows[0] < len(chunks) else None
 tree_rows_selected = tree_event.selection.rows if tree_event is not None else []
 highlight = None
 if tree_rows_selected and tree_rows_selected[0] < len(tree):

@@ -100,6 +100,36 @@ def test_a_good_upload_opens_in_inspect(app: AppTest) -> None:
     assert metric(app, "Chunks") == str(engine_count(text, 256, 512))
 
 
+def test_a_long_documents_tables_come_a_page_at_a_time(app: AppTest) -> None:
+    """Over a thousand chunks and sections: each table holds one page of rows, the page chosen above it; a
+    chosen row of a later page is that chunk; the finder searches every section, not just the page shown."""
+    rows = 1_000  # view.PAGE_ROWS
+    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa " * 4
+    text = "".join(f"## Part {i}\n\n{words}{i}.\n\n" for i in range(1, 1_301)) + "## Needle\n\nThe end.\n"
+    app.segmented_control(key="source").set_value("Paste").run()
+    app.text_area(key="pasted").input(text).run()
+    app.select_slider(key="hard_cap").set_value(64).run()  # each part alone: two do not fit the cap
+    app.select_slider(key="target").set_value(64).run()
+    assert not app.exception, [e.value for e in app.exception]
+    count = engine_count(text, 64, 64)
+    assert metric(app, "Chunks") == str(count) and count > rows
+    tree, table = app.dataframe[0].value, app.dataframe[1].value
+    assert len(tree) == len(table) == rows
+    assert table["id"].iloc[0] == "c1" and tree["section"].iloc[0].endswith("Part 1")
+    chunks_page = next(box for box in app.selectbox if box.label == "Chunks shown")
+    assert chunks_page.format_func(1) == f"1,001–{min(2 * rows, count):,} of {count:,}"
+    chunks_page.set_value(1).run()
+    table = app.dataframe[1].value
+    assert table["id"].iloc[0] == "c1001" and len(table) == count - rows
+    finder = next(box for box in app.text_input if box.label == "Find a section")
+    finder.input("needle").run()
+    assert not app.exception
+    tree = app.dataframe[0].value
+    assert list(tree["section"].str.strip()) == ["## Needle"]
+    assert tree["chunks"].iloc[0] == f"c{count}"
+    assert any(c.value == "Sections holding “needle”: 1 of 1,301." for c in app.caption)
+
+
 def test_settings_come_from_the_url_query() -> None:
     """A shared link reproduces the view: the query string sets the controls."""
     at = AppTest.from_file(str(APP), default_timeout=120)
