@@ -64,8 +64,8 @@ _ARM = """() => {
     const app = document.querySelector('[data-testid="stApp"]');
     const value = () => {
         const box = [...document.querySelectorAll('[data-testid="stMetric"]')]
-            .find(m => m.innerText.startsWith('Chunks'));
-        return box ? box.querySelector('[data-testid="stMetricValue"]').innerText.trim() : null;
+            .find(m => m.textContent.startsWith('Chunks'));
+        return box ? box.querySelector('[data-testid="stMetricValue"]').textContent.trim() : null;
     };
     if (window.__ciObserver) window.__ciObserver.disconnect();
     const move = {t0: performance.now(), before: value(), ran: false, shown: null, idle: null, after: null,
@@ -93,6 +93,29 @@ _ARM = """() => {
     window.__ciObserver.observe(document.body, {subtree: true, childList: true, characterData: true,
                                                 attributes: true, attributeOldValue: true});
 }"""
+# The server's sitecustomize (on its PYTHONPATH, from a temporary folder): logs every script run's start, end
+# (wall clock) and CPU time, so that the server's own answer to a move can be told from the browsers' drawing
+# of it (they share this machine's cores).
+_RUN_LOG = "APP_LOAD_RUN_LOG"
+_RUN_LOG_HOOK = f"""
+import os
+if os.environ.get("{_RUN_LOG}"):
+    import threading, time
+    from streamlit.runtime.scriptrunner import script_runner
+
+    _run, _lock = script_runner.ScriptRunner._run_script, threading.Lock()
+
+    def _timed(self, *args, **kwargs):
+        start, cpu = time.time(), time.thread_time()
+        try:
+            return _run(self, *args, **kwargs)
+        finally:
+            line = f"{{start:.4f}} {{time.time():.4f}} {{time.thread_time() - cpu:.4f}}\\n"
+            with _lock, open(os.environ["{_RUN_LOG}"], "a") as log:
+                log.write(line)
+
+    script_runner.ScriptRunner._run_script = _timed
+"""
 _DONE = "() => window.__ciDone"  # resolves with the move's times once the page is idle again (no polling)
 
 
@@ -315,6 +338,14 @@ async def run_session(
         session.errors.append(f"{type(exc).__name__}: {str(exc)[:300]}")
 
 
+def server_runs(log: Path, start: float, end: float) -> list[tuple[float, float, float]]:
+    """(start, end, CPU seconds) of the server's script runs that started between ``start`` and ``end``."""
+    if not log.exists():
+        return []
+    runs = [tuple(map(float, line.split())) for line in log.read_text(encoding="utf-8").splitlines() if line]
+    return [(a, b, cpu) for a, b, cpu in runs if start <= a <= end]
+
+
 def percentile(values: list[float], q: float) -> float:
     """Nearest-rank percentile (p95 of 10 values is the 10th)."""
     ordered = sorted(values)
@@ -354,6 +385,7 @@ async def drive(url: str, sessions: list[Session], args: argparse.Namespace, mem
                 out[f"{phase}_main"], out[f"{phase}_scripts"] = main, scripts
                 out[f"{phase}_browser"] = descendants_cpu(os.getpid(), memory.pid)
                 out[f"{phase}_wall"] = time.perf_counter()
+                out[f"{phase}_time"] = time.time()  # the clock of the server's run log
 
             mark("start")
             start_moves = asyncio.Event()
@@ -408,12 +440,19 @@ def main() -> int:
     budget = cache.budget_from_env(env)
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="app-load-") as tmp:
+        (Path(tmp) / "sitecustomize.py").write_text(_RUN_LOG_HOOK, encoding="utf-8")
+        run_log = Path(tmp) / "runs.log"
+        env |= {
+            _RUN_LOG: str(run_log),
+            "PYTHONPATH": os.pathsep.join(filter(None, (tmp, os.environ.get("PYTHONPATH")))),
+        }
         paths, left_out = build_documents(Path(tmp), args.sessions, low=args.min_mb, high=args.max_mb)
         peak_per_mb = in_flight_peak(paths[-1]) / (paths[-1].stat().st_size / MB)  # bytes per MB of text
         sessions = [Session(n, path, path.stat().st_size / MB) for n, path in enumerate(paths)]
         with serve_app_process(env=env) as (url, server), Memory(server.pid) as memory:
             totals = asyncio.run(drive(url, sessions, args, memory))
             peak = max(memory.status("VmHWM:"), memory.peak_sampled)
+        runs = server_runs(run_log, totals["moves_time"], totals["end_time"])
         load_after = os.getloadavg()[0]
         alone = baseline(paths) if args.baseline else []
 
@@ -484,7 +523,18 @@ def main() -> int:
         lines.append(f"| {phase} | {wall:.0f} | {' | '.join(cells)} |")
     if shown:
         per_move = sum(totals[f"end_{part}"] - totals[f"moves_{part}"] for part in ("main", "scripts")) / len(shown)
-        lines += ["", f"Server CPU per move: {per_move:.2f} s."]
+        browser = (totals["end_browser"] - totals["moves_browser"]) / len(shown)
+        lines += ["", f"Server CPU per move: {per_move:.2f} s. Chromium's CPU per move: {browser:.2f} s."]
+    if runs:
+        walls, cpus = [end - start for start, end, _ in runs], [cpu for _, _, cpu in runs]
+        lines += [
+            "",
+            f"The server's own answer: its {len(runs)} script runs in the moves phase (one per move; from the run's "
+            f"start to its last element sent) took p50 {statistics.median(walls):.2f} s, p95 "
+            f"{percentile(walls, 95):.2f} s, max {max(walls):.2f} s of wall time, and p50 "
+            f"{statistics.median(cpus):.2f} s, p95 {percentile(cpus, 95):.2f} s of CPU (the rest of a move's time "
+            "on screen is waiting for a core and the browser drawing the page).",
+        ]
     if alone:
         lines += [
             "",
