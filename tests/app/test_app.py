@@ -98,6 +98,11 @@ def test_a_good_upload_opens_in_inspect(app: AppTest) -> None:
     assert not app.exception
     assert app.subheader[0].value == "mine.md"
     assert metric(app, "Chunks") == str(engine_count(text, 256, 512))
+    app.select_slider(key="hard_cap").set_value(256).run()  # the upload, decoded once, is still the one open
+    assert app.subheader[0].value == "mine.md" and metric(app, "Chunks") == str(engine_count(text, 256, 256))
+    other = "# Other\n\n" + "Another paragraph, longer than the first one. " * 80 + "\n"
+    app.file_uploader(key="uploads").set_value(("other.md", other.encode(), "text/markdown")).run()
+    assert app.subheader[0].value == "other.md" and metric(app, "Chunks") == str(engine_count(other, 256, 256))
 
 
 def test_a_long_documents_tables_come_a_page_at_a_time(app: AppTest) -> None:
