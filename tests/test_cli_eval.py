@@ -92,7 +92,7 @@ def test_bad_sets_and_options_are_one_line_errors(tmp_path: Path, capsys: pytest
         err == "error: question 'q0' (line 1): reference offsets (1142, 173) are outside 'guide.md' (322 characters)\n"
     )
     assert main(["eval", str(tmp_path / "missing.jsonl")]) == 2
-    assert "cannot read the question set" in capsys.readouterr().err
+    assert "missing.jsonl: no such file" in capsys.readouterr().err
     assert main(["eval", str(path), "--target", "64", "--hard-cap", "32"]) == 2
     assert "hard_cap (32) must be at least target (64)" in capsys.readouterr().err
 

@@ -37,10 +37,10 @@ def test_a_good_jsonl_set_reads_with_crlf_offsets_kept() -> None:
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"document": "other.md"}, r"question 'q1' \(line 1\): its document 'other.md' is not in"),
+        ({"document": "other.md"}, r"question 'q1' \(line 1\): its document 'other.md' is not among the documents"),
         (
             {"references": [{"content": "forty-two", "start_index": AT + 1, "end_index": AT + 10}]},
-            r"question 'q1' \(line 1\): the reference at \(26, 35\) is not its content",
+            r"question 'q1' \(line 1\): the reference at \(26, 35\) is not the document's text there",
         ),
         (
             {"references": [{"content": "x", "start_index": 0, "end_index": 999}]},

@@ -1,0 +1,195 @@
+"""Every file this package reads or writes goes through here: untrusted paths, bounded reads, atomic writes.
+
+The threat model is docs/SECURITY.md. Whoever runs the CLI (or starts the app) is trusted;
+the files and names they point at are not. So:
+
+- :func:`read_bytes` reads a **regular file** only, within a size limit, and never blocks:
+  FIFOs, devices and sockets are refused with a reason before a byte is read (the file is
+  opened non-blocking, then checked with ``fstat`` on the open descriptor, so a name swapped
+  after a check cannot slip a device in), and the size is checked before reading and again
+  while reading (a file that grows is cut off, not read to the end).
+- :func:`under_root` resolves a name given by an untrusted file (a question set's document)
+  inside its root folder and refuses anything that lands outside it: ``..``, an absolute path,
+  a symbolic link that leaves the root, a NUL character. The refusal names the name, never
+  what the file holds.
+- :func:`write_text` and :class:`AtomicFile` write through a temporary file in the same folder
+  and rename it into place, so a reader sees the old file or the whole new one, never a
+  half-written or empty one; an interrupted write leaves nothing behind.
+- :func:`display` shows a path whose name is not valid UTF-8 with ``\\xNN`` escapes.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from types import TracebackType
+from typing import TextIO
+
+from chunker.errors import ChunkerError
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "AtomicFile",
+    "FileRefused",
+    "display",
+    "read_bytes",
+    "same_file",
+    "under_root",
+    "utf8_name",
+    "write_text",
+]
+
+MB = 1024 * 1024
+# A document this large takes about 1.3 GB of memory while it is chunked (docs/BENCHMARKS.md, memory).
+DEFAULT_MAX_BYTES = 64 * MB
+_CHUNK = 1 << 20
+
+
+class FileRefused(ChunkerError):
+    """A path that is not read: missing, not a regular file, too large, outside its root, unreadable."""
+
+
+def display(path: Path | str) -> str:
+    """``path`` as text that can always be printed: bytes that are not UTF-8 shown as ``\\xNN``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def utf8_name(path: Path | str) -> bool:
+    """Whether ``path`` is valid UTF-8 (a name read from the file system may hold undecodable bytes)."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_bytes(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``max_bytes`` of them.
+
+    Raises :class:`FileRefused` (the message names the path and the reason) for a missing or
+    unreadable path, a directory, a FIFO, a device or a socket, and a file over the limit.
+    Never blocks on a FIFO, never reads more than ``max_bytes + 1`` bytes.
+    """
+    name = display(path)
+    if "\x00" in str(path):
+        raise FileRefused(f"{name!r}: a file name cannot hold a NUL character")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise FileRefused(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise FileRefused(f"{name} is a directory, not a file") from None
+    except OSError as exc:
+        raise FileRefused(f"{name}: cannot read: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefused(f"{name} is {_kind(info.st_mode)}, not a regular file: not read")
+        if info.st_size > max_bytes:
+            raise FileRefused(f"{name} is {_size(info.st_size)}, over the limit of {_size(max_bytes)}")
+        parts: list[bytes] = []
+        read = 0
+        while read <= max_bytes:
+            part = os.read(fd, min(_CHUNK, max_bytes + 1 - read))
+            if not part:
+                break
+            parts.append(part)
+            read += len(part)
+        if read > max_bytes:
+            raise FileRefused(f"{name} grew past the limit of {_size(max_bytes)} while it was read")
+        return b"".join(parts)
+    except OSError as exc:
+        raise FileRefused(f"{name}: cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / MB:.1f} MiB" if nbytes >= MB else f"{nbytes:,} bytes"
+
+
+def under_root(root: Path, name: str) -> Path:
+    """The file ``name`` names inside ``root`` (symbolic links resolved), or :class:`FileRefused`.
+
+    ``name`` comes from an untrusted file: it must be relative, hold no NUL or other control
+    character, and resolve (links followed) to a path inside ``root``'s own resolved path.
+    Nothing is opened here.
+    """
+    if not name or any(ord(c) < 32 or c == "\x7f" for c in name):
+        raise FileRefused(f"{name!r} is not a file name (empty, or it holds a control character)")
+    if os.path.isabs(name) or name.startswith(("\\", "~")):
+        raise FileRefused(f"{name!r} is an absolute path: documents are named relative to the set's root")
+    base = Path(os.path.realpath(root))
+    target = Path(os.path.realpath(base / name))
+    if target != base and base not in target.parents:
+        raise FileRefused(f"{name!r} resolves outside the root folder {display(root)}: not read")
+    return target
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are one file (both must exist), or resolve to the same path."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+class AtomicFile:
+    """A text file written under a temporary name beside ``path`` and renamed into place on success.
+
+    ``with AtomicFile(path) as out: out.write(...)``: on a normal exit the whole file appears at
+    ``path`` at once (replacing any old one, with the permissions a plain ``open`` would give);
+    on an exception the temporary file is removed and ``path`` is untouched.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._tmp: Path | None = None
+        self._stream: TextIO | None = None
+
+    @property
+    def temporary(self) -> Path:
+        """The temporary file's path while the block runs (for a writer that opens files by name)."""
+        assert self._tmp is not None, "only inside the with block"
+        return self._tmp
+
+    def __enter__(self) -> TextIO:
+        folder = self.path.parent
+        for attempt in range(100):
+            tmp = folder / f".{self.path.name}.{os.getpid()}.{attempt}.tmp"
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+            except FileExistsError:
+                continue
+            self._tmp = tmp
+            self._stream = os.fdopen(fd, "w", encoding="utf-8", newline="")
+            return self._stream
+        raise FileExistsError(f"cannot create a temporary file beside {display(self.path)}")
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        assert self._stream is not None and self._tmp is not None
+        try:
+            self._stream.close()
+            if kind is None:
+                os.replace(self._tmp, self.path)
+        finally:
+            self._tmp.unlink(missing_ok=True)  # gone after a rename; else what is left of a failed write
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically (:class:`AtomicFile`)."""
+    with AtomicFile(path) as out:
+        out.write(text)
