@@ -17,7 +17,12 @@ def decode_markdown(data: bytes, name: str = "input") -> str:
     Raises :class:`InputError` naming the file and the offending byte when the
     data is binary or not UTF-8.
     """
-    if b"\x00" in data[:8192]:
+    if b"\x00" in data[:8192] or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        encoding = _utf16_or_32(data)
+        if encoding is not None:
+            raise InputError(
+                f"{name} is {encoding} text, not UTF-8: convert it first, e.g. `iconv -f {encoding} -t UTF-8`"
+            )
         raise InputError(f"{name} looks like a binary file (it contains NUL bytes), not Markdown text")
     try:
         return data.decode("utf-8-sig")
@@ -28,3 +33,26 @@ def decode_markdown(data: bytes, name: str = "input") -> str:
             f"{name} is not UTF-8 text: byte 0x{bad} at offset {exc.start} (line {line}); "
             f"convert it first, e.g. `iconv -f latin1 -t utf-8`"
         ) from None
+
+
+def _utf16_or_32(data: bytes) -> str | None:
+    """``"UTF-16"`` or ``"UTF-32"`` when ``data`` reads as such text (by its byte order mark, or for
+    text without one, by where its NUL bytes fall), else None."""
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    head = data[:8192]
+    for encoding, width in (("UTF-32", 4), ("UTF-16", 2)):
+        if len(data) % width or len(head) < 4 * width:  # such text is whole code units, and a few of them
+            continue
+        usable = len(head)
+        for order in ("-le", "-be"):
+            try:
+                text = head[:usable].decode(encoding + order)
+            except UnicodeDecodeError:
+                continue
+            # Without a mark, ask for mostly ASCII text: a few binary bytes decode as printable too.
+            if all(c.isprintable() or c in "\t\r\n" for c in text) and sum(c < "\x80" for c in text) * 2 > len(text):
+                return encoding
+    return None
