@@ -2,23 +2,38 @@
 
 Exit status: 0 when everything was chunked; 1 when a directory run skipped some
 files (each reported on stderr with its path and reason, the rest written); 2 for
-a usage error (bad path, binary or non-UTF-8 single file, bad limits or options,
-unknown tokenizer), printed as one ``error:`` line on stderr, never a traceback;
-130 when interrupted.
+a usage error or a bad input (bad path, binary or non-UTF-8 single file, a special
+file, a file over the size limit, bad limits or options, unknown tokenizer, a
+malformed question set), printed as one ``error:`` line on stderr; 3 for an error of
+our own (a bug), also one line; 130 when interrupted. Never a traceback
+(``CHUNKER_DEBUG=1`` shows one for a bug). Every path is untrusted input: see
+docs/SECURITY.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
 import sys
+import traceback
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import chunker
-from chunk_inspector.corpus import LAYER_FILES, MARKDOWN_SUFFIXES, CorpusSettings, find_markdown, run_corpus
+from chunk_inspector.corpus import (
+    LAYER_FILES,
+    MARKDOWN_SUFFIXES,
+    CorpusSettings,
+    find_markdown,
+    resolve_jobs,
+    run_corpus,
+)
 from chunk_inspector.evaluate import BUDGET, METRICS, Contender, Evaluation, Index, K, evaluate
+from chunk_inspector.files import DEFAULT_MAX_BYTES, MB, FileRefused, display, read_bytes, same_file, utf8_name
+from chunk_inspector.files import write_text as _atomic_write
 from chunk_inspector.peers import available_peers
 from chunk_inspector.progress import Progress
 from chunk_inspector.questions import QuestionSet, load_question_set
@@ -30,42 +45,68 @@ __all__ = ["format_evaluations", "main", "read_markdown"]
 
 EXIT_FAILURES = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3
 
 
 class CliError(Exception):
     """A user-facing failure: printed as one line, exit status 2."""
 
 
-def read_markdown(path: Path) -> str:
-    """Read a Markdown file as text, with a clear message for every way that can fail."""
-    if not path.exists():
-        raise CliError(f"{path}: no such file")
-    if path.is_dir():
-        raise CliError(f"{path} is a directory; give a Markdown file")
+def read_markdown(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """Read a Markdown file as text, with a clear message for every way that can fail: a special file,
+    a file over ``max_bytes``, a name or content that is not UTF-8, binary content."""
+    if not utf8_name(path):
+        raise CliError(f"{display(path)}: its name is not valid UTF-8 (rename the file to chunk it)")
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise CliError(f"cannot read {path}: {exc.strerror or exc}") from None
+        data = read_bytes(path, max_bytes=max_bytes)
+    except FileRefused as exc:
+        raise CliError(f"{exc}; give a Markdown file" if path.is_dir() else str(exc)) from None
     try:
         return decode_markdown(data, str(path))
     except chunker.ChunkerError as exc:
         raise CliError(str(exc)) from None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one ``error:`` line (and the pointer to --help), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see {self.prog} --help)")
+
+
+def _path(value: str) -> Path:
+    if "\x00" in value:
+        raise argparse.ArgumentTypeError("a path cannot hold a NUL character")
+    return Path(value)
+
+
+def _megabytes(value: str) -> int:
+    try:
+        size = float(value)
+    except ValueError:
+        size = -1.0
+    if not 0 < size <= 1 << 20:  # NaN and infinity fail here too
+        raise argparse.ArgumentTypeError(f"expected a size in MiB (more than 0), got {value!r}")
+    return max(1, int(size * MB))
+
+
 def _positive_int(value: str) -> int:
     try:
-        return int(value)
+        number = int(value) if len(value) <= 12 else None
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of tokens, got {value!r}") from None
+        number = None
+    if number is None:
+        raise argparse.ArgumentTypeError(f"expected a whole number of tokens, got {value[:20]!r}") from None
+    return number
 
 
 def _jobs(value: str) -> int:
     try:
-        jobs = int(value)
+        jobs = int(value) if len(value) <= 12 else -1
     except ValueError:
         jobs = -1
     if jobs < 0:
-        raise argparse.ArgumentTypeError(f"expected a number of processes (0 = all cores), got {value!r}")
+        raise argparse.ArgumentTypeError(f"expected a number of processes (0 = all cores), got {value[:20]!r}")
     return jobs
 
 
@@ -113,6 +154,7 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
         "--no-repeat-table-header", action="store_true", help="later pieces of a cut table do not repeat its header"
     )
     limits.add_argument("--include-front-matter", action="store_true", help="chunk the front matter too")
+    _add_max_size(parser)
     limits.add_argument(
         "--strategy",
         choices=chunker.STRATEGIES,
@@ -123,8 +165,19 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_max_size(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-size",
+        type=_megabytes,
+        default=DEFAULT_MAX_BYTES,
+        metavar="MB",
+        help=f"largest file read, in MiB (default {DEFAULT_MAX_BYTES // MB}); larger files are refused, or skipped "
+        "in a directory run",
+    )
+
+
 def _chunk_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="chunker",
         description="Chunk a Markdown file (JSON on stdout or -o FILE) or every .md/.markdown file under a "
         "directory (-o OUT: one JSON per document, chunks.jsonl, a summary). "
@@ -132,7 +185,7 @@ def _chunk_parser() -> argparse.ArgumentParser:
         epilog="Exit status: 0 all chunked; 1 some files of a directory were skipped (see stderr); "
         "2 usage error (bad path, input or option); 130 interrupted.",
     )
-    parser.add_argument("path", type=Path, metavar="FILE|DIR", help="Markdown file, or a directory to walk")
+    parser.add_argument("path", type=_path, metavar="FILE|DIR", help="Markdown file, or a directory to walk")
     _add_chunking(parser)
     output = parser.add_argument_group("output")
     output.add_argument(
@@ -141,7 +194,7 @@ def _chunk_parser() -> argparse.ArgumentParser:
     output.add_argument(
         "-o",
         "--output",
-        type=Path,
+        type=_path,
         help="for a file: write here instead of stdout (with --layers: a folder); "
         "for a directory: the folder to write into (required)",
     )
@@ -152,7 +205,11 @@ def _chunk_parser() -> argparse.ArgumentParser:
         "(for a file: into the -o folder, instead of the chunk set; for a directory: into OUT/layers/)",
     )
     output.add_argument(
-        "-j", "--jobs", type=_jobs, default=1, help="for a directory: processes to use (default 1; 0 = all cores)"
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=1,
+        help="for a directory: processes to use (default 1; 0 = all cores; never more than the cores)",
     )
     output.add_argument(
         "--ray",
@@ -168,27 +225,26 @@ def _chunk_parser() -> argparse.ArgumentParser:
 
 
 def _tree_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="chunker tree", description="Print the heading tree with own and subtree token counts."
-    )
-    parser.add_argument("file", type=Path, help="Markdown file")
+    parser = _Parser(prog="chunker tree", description="Print the heading tree with own and subtree token counts.")
+    parser.add_argument("file", type=_path, help="Markdown file")
+    _add_max_size(parser)
     parser.add_argument("--tokenizer", default="cl100k_base", help=_TOKENIZER_HELP)
     parser.add_argument("--hard-cap", type=_positive_int, default=None, help="mark sections whose subtree exceeds this")
     return parser
 
 
 def _eval_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="chunker eval",
         description="How well the chunks retrieve: chunk every document of a question set, index them all "
         "together, and print recall, precision and IoU at k and within a token budget (EVAL.md), "
         "averaged and per kind of question.",
         epilog="Exit status: 0 measured; 2 usage error (bad question set, path or option).",
     )
-    parser.add_argument("questions", type=Path, help="question set: a .jsonl file, or Chroma's questions_df.csv")
+    parser.add_argument("questions", type=_path, help="question set: a .jsonl file, or Chroma's questions_df.csv")
     parser.add_argument(
         "--root",
-        type=Path,
+        type=_path,
         default=None,
         help="folder the set's document names are relative to (default: the set's folder; "
         "for Chroma's CSV its corpora/ folder when there is one)",
@@ -217,6 +273,7 @@ def _eval_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line on ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     args = sys.argv[1:] if argv is None else argv
     try:
         if args and args[0] == "tree":
@@ -228,10 +285,39 @@ def main(argv: list[str] | None = None) -> int:
             return _corpus(ns)
         return _chunk(ns)
     except (CliError, chunker.ChunkerError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _error(str(exc))
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader of stdout went away (`chunker x.md | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILURES
+    except RecursionError:
+        _error("the input is nested too deeply to process")
+        return EXIT_USAGE
+    except MemoryError:
+        _error("out of memory; try a smaller input, a lower --max-size or fewer --jobs")
+        return EXIT_USAGE
+    except Exception as exc:  # a bug of ours: one line for the user, the trace only when asked for
+        if os.environ.get("CHUNKER_DEBUG"):
+            traceback.print_exc()
+        else:
+            logging.getLogger(__name__).debug("internal error", exc_info=True)
+        _error(
+            f"internal error: {type(exc).__name__}: {_clip(str(exc))} (a bug in chunker: please report it with "
+            "the command; CHUNKER_DEBUG=1 shows the trace)"
+        )
+        return EXIT_INTERNAL
+
+
+def _error(message: str) -> None:
+    """One ``error:`` line on stderr: the message's line breaks and control characters escaped."""
+    line = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in _clip(message, 2000))
+    print(f"error: {line}", file=sys.stderr)
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _chunk_options(ns: argparse.Namespace) -> chunker.ChunkOptions:
@@ -256,7 +342,12 @@ def _chunk(ns: argparse.Namespace) -> int:
     if ns.layers and ns.format is not None:
         raise CliError("--layers writes JSONL layer files; leave out --format")
     options = _chunk_options(ns)
-    text = read_markdown(ns.path)
+    if ns.output is not None:
+        outputs = [ns.output / name for name in LAYER_FILES.values()] if ns.layers else [ns.output]
+        for out in outputs:
+            if out.exists() and same_file(out, ns.path):
+                raise CliError(f"-o {display(ns.output)} would overwrite the input {display(ns.path)}; write elsewhere")
+    text = read_markdown(ns.path, ns.max_size)
     chunks = chunker.chunk_with(chunker.parse(text, name=ns.path.name, tokenizer=ns.tokenizer), options)
     if ns.layers:
         _write_layers(ns.output, chunks.layers_jsonl())
@@ -274,17 +365,18 @@ def _chunk(ns: argparse.Namespace) -> int:
 
 
 def _write(path: Path, text: str) -> None:
+    """Write atomically: a reader never sees a half-written or empty output (docs/SECURITY.md)."""
     try:
-        path.write_text(text, encoding="utf-8")
+        _atomic_write(path, text)
     except OSError as exc:
-        raise CliError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise CliError(f"cannot write {display(path)}: {exc.strerror or exc}") from None
 
 
 def _write_layers(folder: Path, layers: dict[str, str]) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise CliError(f"cannot create the folder {folder}: {exc.strerror or exc}") from None
+        raise CliError(f"cannot create the folder {display(folder)}: {exc.strerror or exc}") from None
     for key, filename in LAYER_FILES.items():
         _write(folder / filename, layers[key])
 
@@ -297,29 +389,34 @@ def _corpus(ns: argparse.Namespace) -> int:
         raise CliError("--format is for a single file; a directory gets one JSON per document plus chunks.jsonl")
     out: Path = ns.output
     if out.exists() and not out.is_dir():
-        raise CliError(f"-o {out} is a file; a directory run needs a folder to write into")
+        raise CliError(f"-o {display(out)} is a file; a directory run needs a folder to write into")
+    if out.exists() and same_file(out, root):
+        raise CliError(f"-o {display(out)} is the input folder; give another folder to write into")
     # Check the tokenizer, limits and options once, before any work: mistakes are usage errors.
     options = _chunk_options(ns)
     chunker.get_tokenizer(ns.tokenizer)
     files = find_markdown(root, exclude=out)
     if not files:
-        raise CliError(f"no Markdown files ({', '.join(MARKDOWN_SUFFIXES)}) under {root}")
-    settings = CorpusSettings(ns.tokenizer, options, ns.layers)
+        raise CliError(f"no Markdown files ({', '.join(MARKDOWN_SUFFIXES)}) under {display(root)}")
+    settings = CorpusSettings(ns.tokenizer, options, ns.layers, ns.max_size)
     if ns.ray is not None:
         return _ray(ns, settings, files)
     progress = Progress(len(files), sys.stderr, enabled=not ns.quiet)
+    jobs = resolve_jobs(ns.jobs, len(files))
+    if ns.jobs > jobs and not ns.quiet:
+        progress.message(f"--jobs {ns.jobs}: using {jobs} (no more processes than cores and documents)")
     try:
         summary = run_corpus(
             root,
             out,
             settings,
-            jobs=ns.jobs,
+            jobs=jobs,
             on_done=progress.advance,
             on_failure=lambda message: progress.message(f"skipped: {message}"),
             files=files,
         )
     except OSError as exc:
-        raise CliError(f"cannot write under {out}: {exc.strerror or exc}") from None
+        raise CliError(f"cannot write under {display(out)}: {exc.strerror or exc}") from None
     except BrokenProcessPool:
         raise CliError("a worker process died (out of memory?); try fewer --jobs") from None
     finally:
@@ -333,8 +430,6 @@ def _ray(ns: argparse.Namespace, settings: CorpusSettings, files: list[Path]) ->
     """``--ray [ADDRESS]``: the directory run on Ray Data (chunk_inspector.ray_data), Parquet and JSONL out."""
     from chunk_inspector.ray_data import run_ray
 
-    if ns.layers:
-        raise CliError("--layers is not available with --ray: the rows of OUT/chunks.parquet carry every chunk field")
     progress = Progress(len(files), sys.stderr, enabled=not ns.quiet)
     try:
         summary = run_ray(
@@ -344,12 +439,12 @@ def _ray(ns: argparse.Namespace, settings: CorpusSettings, files: list[Path]) ->
             address=ns.ray or None,
             files=files,
             on_done=progress.advance,
-            on_failure=lambda message: progress.message(f"error row: {message}"),
+            on_failure=lambda message: progress.message(f"skipped: {message}"),
         )
     except ConnectionError as exc:  # ray.init: no cluster at that address (an OSError, so caught first)
         raise CliError(f"--ray {ns.ray or '(local)'}: {exc}") from None
     except OSError as exc:
-        raise CliError(f"cannot write under {ns.output}: {exc.strerror or exc}") from None
+        raise CliError(f"cannot write under {display(ns.output)}: {exc.strerror or exc}") from None
     finally:
         progress.close()
     if not ns.quiet:
@@ -361,7 +456,7 @@ def _eval(ns: argparse.Namespace) -> int:
     # Check the tokenizer, limits and options before any work: mistakes are usage errors.
     options = _chunk_options(ns)
     chunker.get_tokenizer(ns.tokenizer)
-    questions = load_question_set(ns.questions, ns.root)
+    questions = load_question_set(ns.questions, ns.root, max_bytes=ns.max_size)
     indexes: tuple[Index, ...] = ("markdown", "context") if ns.index == "both" else (ns.index,)
     contenders = [Contender.for_options(options, index, ns.tokenizer) for index in indexes]
     if ns.peers:
@@ -469,7 +564,7 @@ def _aligned(columns: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def _tree(ns: argparse.Namespace) -> int:
-    text = read_markdown(ns.file)
+    text = read_markdown(ns.file, ns.max_size)
     doc = chunker.parse(text, name=ns.file.name, tokenizer=ns.tokenizer)
     sys.stdout.write(format_tree(doc, ns.hard_cap))
     return 0

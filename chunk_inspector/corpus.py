@@ -1,4 +1,4 @@
-"""Directory mode: chunk every Markdown file under a folder, on one or several processes.
+"""Directory mode: chunk every Markdown file under a folder, on one or several processes (or on Ray).
 
 In: a folder, an output folder, the engine options. Out, under the output folder:
 
@@ -11,29 +11,61 @@ In: a folder, an output folder, the engine options. Out, under the output folder
 Files are found by walking the tree for ``.md`` / ``.markdown`` (any case), skipping
 hidden names and the output folder, in sorted relative-path order. Work is handed
 out largest file first (so one big document does not finish last on its own), and
-the combined files are written in path order whatever order the work completes in:
-the output is byte-identical for any number of processes. A file that cannot be
-read or decoded is reported and skipped; the rest go on.
+every file is written here, in the driving process, in path order whatever order the
+work completes in: the output is byte-identical for any number of processes, and
+``--ray`` (:mod:`chunk_inspector.ray_data`) writes the same files through the same
+:class:`OutputWriter`.
+
+Every file is untrusted (docs/SECURITY.md). A document that cannot be named (its name is not
+UTF-8), read (a FIFO, a device, a socket, a link that leaves the folder, over the size limit,
+unreadable) or decoded is skipped with its reason, and every other document is still written.
+Each output file is written atomically (a temporary file renamed into place), so an interrupted
+or failed run leaves no empty or half-written file.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 import chunker
+from chunk_inspector.files import (
+    DEFAULT_MAX_BYTES,
+    AtomicFile,
+    FileRefused,
+    display,
+    read_bytes,
+    under_root,
+    utf8_name,
+    write_text,
+)
 from chunker.decode import decode_markdown
 
-__all__ = ["LAYER_FILES", "MARKDOWN_SUFFIXES", "CorpusSettings", "CorpusSummary", "find_markdown", "run_corpus"]
+__all__ = [
+    "LAYER_FILES",
+    "MARKDOWN_SUFFIXES",
+    "CorpusSettings",
+    "CorpusSummary",
+    "DocumentResult",
+    "OutputWriter",
+    "chunk_document",
+    "find_markdown",
+    "output_path",
+    "read_document",
+    "resolve_jobs",
+    "run_corpus",
+]
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 LAYER_FILES = {"documents": "documents.jsonl", "sections": "sections.jsonl", "chunks": "chunks.jsonl"}
 LAYERS_DIR = "layers"
+CHUNKS_FILE = "chunks.jsonl"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,15 +75,17 @@ class CorpusSettings:
     tokenizer: str
     options: chunker.ChunkOptions = field(default_factory=chunker.ChunkOptions)
     layers: bool = False
+    max_bytes: int = DEFAULT_MAX_BYTES
 
 
 @dataclass(frozen=True, slots=True)
-class _Result:
-    """One document's outcome: the text to append to the combined files, or why it failed."""
+class DocumentResult:
+    """One document's outcome: its chunk set as the text of each output file, or why it was skipped."""
 
     index: int
     name: str
     error: str | None = None
+    json: str = ""
     jsonl: str = ""
     layers: dict[str, str] = field(default_factory=dict)
     chunks: int = 0
@@ -74,7 +108,7 @@ class CorpusSummary:
         return (
             f"summary: {_n(self.documents, 'document')}, {_n(self.chunks, 'chunk')}, {_n(self.tokens, 'token')}, "
             f"{_n(self.warnings, 'warning')} (chunks with flags), {_n(len(self.failures), 'failure')}; "
-            f"written to {out}"
+            f"written to {display(out)}"
         )
 
 
@@ -85,7 +119,9 @@ def _n(count: int, word: str) -> str:
 def find_markdown(root: Path, exclude: Path | None = None) -> list[Path]:
     """Markdown files under ``root`` as relative paths, sorted; hidden names and ``exclude`` are skipped.
 
-    Symbolic links to folders are not followed (no cycles); links to files are read.
+    Symbolic links to folders are not followed (no cycles); a link to a file is listed, and read only
+    if it stays inside ``root`` (:func:`read_document`). Names that are not UTF-8 are listed too, so
+    that the run reports them rather than losing them silently.
     """
     skip = exclude.resolve() if exclude is not None else None
     found: list[Path] = []
@@ -95,7 +131,7 @@ def find_markdown(root: Path, exclude: Path | None = None) -> list[Path]:
         for name in files:
             if not name.startswith(".") and name.lower().endswith(MARKDOWN_SUFFIXES):
                 found.append((here / name).relative_to(root))
-    return sorted(found, key=lambda p: p.as_posix())
+    return sorted(found, key=lambda p: os.fsencode(p.as_posix()))
 
 
 def output_path(out: Path, rel: Path) -> Path:
@@ -103,30 +139,34 @@ def output_path(out: Path, rel: Path) -> Path:
     return out / rel.parent / f"{rel.name}.json"
 
 
-def _chunk_one(job: tuple[int, str, str, str, CorpusSettings]) -> _Result:
-    """Worker: read, decode, chunk one file and write its JSON; never raises for one bad file."""
-    index, path, name, json_path, settings = job
+def read_document(root: Path, rel: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """The bytes of ``root / rel``: a regular file inside ``root``, within ``max_bytes``; else
+    :class:`FileRefused` naming the file and the reason."""
+    if not utf8_name(rel):
+        raise FileRefused(f"{display(rel)}: its name is not valid UTF-8 (rename the file to chunk it)")
+    return read_bytes(under_root(root, rel.as_posix()), max_bytes=max_bytes)
+
+
+def chunk_document(
+    index: int, name: str, data: bytes, settings: CorpusSettings, where: str | None = None
+) -> DocumentResult:
+    """Decode and chunk one document's bytes into the text of its output files; never raises for its content.
+
+    ``name`` is the document's name in its chunk set; ``where`` (default: the name) is how a message names it.
+    """
+    where = where or name
     try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        return _Result(index, name, error=f"{path}: cannot read: {exc.strerror or exc}")
-    try:
-        text = decode_markdown(data, path)
+        text = decode_markdown(data, where)
         doc = chunker.parse(text, name=name, tokenizer=settings.tokenizer)
         chunks = chunker.chunk_with(doc, settings.options)
     except chunker.ChunkerError as exc:
-        return _Result(index, name, error=str(exc))
+        return DocumentResult(index, name, error=str(exc))
     except Exception as exc:  # an engine bug on one document must not stop a corpus run
-        return _Result(index, name, error=f"{path}: internal error while chunking: {type(exc).__name__}: {exc}")
-    try:
-        target = Path(json_path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(chunks.to_json(), encoding="utf-8")
-    except OSError as exc:
-        return _Result(index, name, error=f"{path}: cannot write {json_path}: {exc.strerror or exc}")
-    return _Result(
+        return DocumentResult(index, name, error=f"{where}: internal error while chunking: {type(exc).__name__}: {exc}")
+    return DocumentResult(
         index,
         name,
+        json=chunks.to_json(),
         jsonl=chunks.to_jsonl(),
         layers=chunks.layers_jsonl() if settings.layers else {},
         chunks=len(chunks),
@@ -135,10 +175,25 @@ def _chunk_one(job: tuple[int, str, str, str, CorpusSettings]) -> _Result:
     )
 
 
-def resolve_jobs(jobs: int) -> int:
-    """``--jobs``: 0 means every core this process may use."""
-    if jobs > 0:
-        return jobs
+def _chunk_file(job: tuple[int, str, str, CorpusSettings]) -> DocumentResult:
+    """Worker: read and chunk one file (nothing is written here; the driver writes)."""
+    index, root, rel, settings = job
+    path = Path(rel)
+    try:
+        data = read_document(Path(root), path, settings.max_bytes)
+    except FileRefused as exc:
+        return DocumentResult(index, display(path), error=str(exc))
+    return chunk_document(index, path.as_posix(), data, settings, where=display(Path(root) / path))
+
+
+def resolve_jobs(jobs: int, work: int | None = None) -> int:
+    """``--jobs``: 0 means every core this process may use; never more processes than cores or documents."""
+    cores = _cores()
+    wanted = cores if jobs <= 0 else min(jobs, cores)
+    return max(1, min(wanted, work)) if work is not None else wanted
+
+
+def _cores() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not on Linux
@@ -162,37 +217,24 @@ def run_corpus(
     given when the caller already walked the tree.
     """
     rels = find_markdown(root, exclude=out) if files is None else files
-    summary = CorpusSummary(files=len(rels))
-    out.mkdir(parents=True, exist_ok=True)
-    jobs_list = [
-        (n, str(root / rel), rel.as_posix(), str(output_path(out, rel)), settings) for n, rel in enumerate(rels)
-    ]
-    streams: dict[str, TextIO] = {"chunks": (out / "chunks.jsonl").open("w", encoding="utf-8", newline="")}
-    if settings.layers:
-        (out / LAYERS_DIR).mkdir(exist_ok=True)
-        for key, filename in LAYER_FILES.items():
-            streams[f"layer:{key}"] = (out / LAYERS_DIR / filename).open("w", encoding="utf-8", newline="")
-    try:
-        writer = _OrderedWriter(streams, summary, on_failure)
-        for result in _results(jobs_list, resolve_jobs(jobs)):
+    jobs_list = [(n, str(root), str(rel), settings) for n, rel in enumerate(rels)]
+    with OutputWriter(out, settings.layers, len(rels), on_failure) as writer:
+        for result in _results(jobs_list, resolve_jobs(jobs, len(jobs_list))):
             on_done(result.name)
             writer.add(result)
-    finally:
-        for stream in streams.values():
-            stream.close()
-    return summary
+    return writer.summary
 
 
-def _results(jobs_list: list[tuple[int, str, str, str, CorpusSettings]], jobs: int) -> Iterator[_Result]:
+def _results(jobs_list: list[tuple[int, str, str, CorpusSettings]], jobs: int) -> Iterator[DocumentResult]:
     """Each document's result, in completion order; largest files are started first."""
     if jobs <= 1 or len(jobs_list) <= 1:
         for job in jobs_list:
-            yield _chunk_one(job)
+            yield _chunk_file(job)
         return
-    by_size = sorted(jobs_list, key=lambda job: (-_size(job[1]), job[0]))
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(jobs_list)), initializer=_ignore_sigint)
+    by_size = sorted(jobs_list, key=lambda job: (-_size(os.path.join(job[1], job[2])), job[0]))
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
     try:
-        futures: list[Future[_Result]] = [pool.submit(_chunk_one, job) for job in by_size]
+        futures: list[Future[DocumentResult]] = [pool.submit(_chunk_file, job) for job in by_size]
         for future in as_completed(futures):
             yield future.result()
     except BaseException:  # Ctrl-C or a dead worker: stop now rather than finish the queued work
@@ -220,31 +262,69 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
 def _size(path: str) -> int:
     try:
-        return os.stat(path).st_size
-    except OSError:
+        return os.lstat(path).st_size
+    except (OSError, ValueError):
         return 0
 
 
-class _OrderedWriter:
-    """Appends results to the combined files in document order, holding back those that finish early."""
+class OutputWriter:
+    """Writes results into ``out`` in document order, holding back those that finish early.
 
-    def __init__(self, streams: dict[str, TextIO], summary: CorpusSummary, on_failure: Callable[[str], None]) -> None:
-        self.streams = streams
-        self.summary = summary
+    Each document's JSON is written atomically as its turn comes; the combined files
+    (``chunks.jsonl``, the layers) are written under temporary names and renamed into place when the
+    run ends normally, so an interrupted run leaves the previous ones (or none), never a part.
+    ``with OutputWriter(...) as writer: writer.add(result)``; ``writer.summary`` holds the totals.
+    """
+
+    def __init__(self, out: Path, layers: bool, files: int, on_failure: Callable[[str], None]) -> None:
+        self.out = out
+        self.layers = layers
+        self.summary = CorpusSummary(files=files)
         self.on_failure = on_failure
-        self.pending: dict[int, _Result] = {}
+        self.pending: dict[int, DocumentResult] = {}
         self.next = 0
+        self._stack = ExitStack()
+        self.streams: dict[str, TextIO] = {}
 
-    def add(self, result: _Result) -> None:
+    def __enter__(self) -> OutputWriter:
+        self.out.mkdir(parents=True, exist_ok=True)
+        with ExitStack() as stack:
+            self.streams["chunks"] = stack.enter_context(AtomicFile(self.out / CHUNKS_FILE))
+            if self.layers:
+                (self.out / LAYERS_DIR).mkdir(exist_ok=True)
+                for key, filename in LAYER_FILES.items():
+                    self.streams[f"layer:{key}"] = stack.enter_context(AtomicFile(self.out / LAYERS_DIR / filename))
+            self._stack = stack.pop_all()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.__exit__(*exc)  # type: ignore[arg-type]
+
+    def add(self, result: DocumentResult) -> None:
         self.pending[result.index] = result
         while self.next in self.pending:
             self._write(self.pending.pop(self.next))
             self.next += 1
 
-    def _write(self, result: _Result) -> None:
-        if result.error is not None:  # reported here, in document order, so the log is deterministic too
-            self.summary.failures.append(result.error)
-            self.on_failure(result.error)
+    def add_all(self, results: Iterable[DocumentResult]) -> None:
+        for result in results:
+            self.add(result)
+
+    def _fail(self, message: str) -> None:
+        # Reported here, in document order, so the log is deterministic too.
+        self.summary.failures.append(message)
+        self.on_failure(message)
+
+    def _write(self, result: DocumentResult) -> None:
+        if result.error is not None:
+            self._fail(result.error)
+            return
+        target = output_path(self.out, Path(result.name))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_text(target, result.json)
+        except OSError as exc:
+            self._fail(f"{result.name}: cannot write {display(target)}: {exc.strerror or exc}")
             return
         self.summary.documents += 1
         self.summary.chunks += result.chunks

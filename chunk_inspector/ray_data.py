@@ -25,13 +25,23 @@ import json
 import logging
 import os
 import socket
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import chunker
-from chunk_inspector.corpus import CorpusSettings, CorpusSummary, find_markdown
+from chunk_inspector.corpus import (
+    LAYER_FILES,
+    CorpusSettings,
+    CorpusSummary,
+    DocumentResult,
+    OutputWriter,
+    chunk_document,
+    find_markdown,
+    read_document,
+)
 from chunk_inspector.extras import require
+from chunk_inspector.files import AtomicFile, FileRefused, display
 from chunker.decode import decode_markdown
 
 __all__ = ["JSONL_FILE", "PARQUET_FILE", "ROW_FIELDS", "ChunkRows", "check_reachable", "error_row", "run_ray", "schema"]
@@ -189,19 +199,24 @@ def run_ray(
 
     ``address`` is passed to ``ray.init`` (``"auto"``, ``"ray://head:10001"``, …); without one
     (and no Ray already running in this process) a local Ray is started on this machine's
-    cores and shut down at the end. The files are read here, on the driver, and their bytes go
-    into the dataset, so the workers need no shared filesystem; the rows come back in path
-    order and are written here: ``OUT/chunks.parquet`` (:func:`schema`) and ``OUT/chunks.jsonl``
-    (one row a line, keys in schema order).
+    cores and shut down at the end. The files are read here, on the driver, with the same
+    checks as ``--jobs`` (:func:`chunk_inspector.corpus.read_document`), and their bytes go into
+    the dataset, so the workers need no shared filesystem. Each document is chunked on the
+    cluster by :func:`chunk_inspector.corpus.chunk_document`, the function ``--jobs`` runs, and
+    its results come back in path order to the writer ``--jobs`` uses
+    (:class:`chunk_inspector.corpus.OutputWriter`): the same files with the same bytes (a JSON
+    per document, ``chunks.jsonl``, the layers), and the same skipped documents reported the same
+    way. In addition, ``OUT/chunks.parquet`` (:func:`schema`): the rows of ``chunks.jsonl`` with
+    ``document_tokens``, then one row with ``error`` set for each skipped document.
     """
     rels = find_markdown(root, exclude=out) if files is None else files
-    rows = ChunkRows.from_settings(settings)  # bad options fail before Ray starts
+    chunker.chunk_with(chunker.parse("", tokenizer=settings.tokenizer), settings.options)  # fail before Ray starts
     if address is not None:
         check_reachable(address)  # ray.init retries an unreachable address for minutes
     ray = _ray()
     ray_data = require("ray.data", "ray", "--ray (Ray Data)")
     pq = require("pyarrow.parquet", "ray", "Ray Data output")
-    items = [_item(root, rel) for rel in rels]
+    items = [_item(n, root, rel, settings) for n, rel in enumerate(rels)]
     started = False
     if not ray.is_initialized():
         if address is None:
@@ -209,30 +224,93 @@ def run_ray(
         ray.init(address=address, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
         started = True
     quiet = _quiet_console(ray_data)
-    summary = CorpusSummary(files=len(rels))
     try:
-        out.mkdir(parents=True, exist_ok=True)
         context = ray_data.DataContext.get_current()
-        context.execution_options.preserve_order = True  # rows in document order, as --jobs writes them
+        context.execution_options.preserve_order = True  # documents in path order, as --jobs writes them
         context.enable_progress_bars = False  # our own progress (on_done) instead
         # A block per document (up to 2,000), so that one big file holds no others back in its task.
         ds = ray_data.from_items(items, override_num_blocks=max(1, min(len(items), 2000)))
-        ds = ds.map_batches(rows, batch_format="pyarrow", batch_size=None)
+        ds = ds.map_batches(_ChunkDocuments(settings), batch_format="pyarrow", batch_size=None)
+        parquet_tmp = AtomicFile(out / PARQUET_FILE)
         with (
-            pq.ParquetWriter(out / PARQUET_FILE, schema()) as parquet,
-            (out / JSONL_FILE).open("w", encoding="utf-8", newline="") as jsonl,
+            OutputWriter(out, settings.layers, len(rels), on_failure) as writer,
+            parquet_tmp as parquet_text,
         ):
-            for batch in _batches(ds):
-                parquet.write_table(batch)
-                for row in batch.to_pylist():
-                    jsonl.write(json.dumps(row, ensure_ascii=False) + "\n")
-                    _count(summary, row, on_done, on_failure)
+            parquet_text.close()  # the Parquet writer opens the temporary file by name
+            with pq.ParquetWriter(str(parquet_tmp.temporary), schema()) as parquet:
+                for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
+                    for row in batch.to_pylist():
+                        result = _result(row)
+                        on_done(result.name)
+                        writer.add(result)
+                        parquet.write_table(_parquet_rows(result))
     finally:
         quiet()
         if started:
             ray.shutdown()
-    summary.documents = len(rels) - len(summary.failures)
-    return summary
+    return writer.summary
+
+
+_RESULT_FIELDS = ("index", "name", "error", "json", "jsonl", "layer_documents", "layer_sections", "layer_chunks")
+
+
+class _ChunkDocuments:
+    """The cluster's work: each item's bytes to a :class:`DocumentResult`, as an Arrow row of strings."""
+
+    def __init__(self, settings: CorpusSettings) -> None:
+        self.settings = settings
+
+    def __call__(self, table: Any) -> Any:
+        rows = []
+        for item in table.to_pylist():
+            if item["error"] is not None:
+                result = DocumentResult(item["index"], item["name"], error=item["error"])
+            else:
+                result = chunk_document(item["index"], item["name"], item["bytes"], self.settings, item["where"])
+            rows.append(
+                {
+                    "index": result.index,
+                    "name": result.name,
+                    "error": result.error,
+                    "json": result.json,
+                    "jsonl": result.jsonl,
+                    **{f"layer_{key}": result.layers.get(key) for key in LAYER_FILES},
+                    "chunks": result.chunks,
+                    "tokens": result.tokens,
+                    "flagged": result.flagged,
+                }
+            )
+        pa = _arrow()
+        fields = [pa.field(name, pa.large_string()) for name in _RESULT_FIELDS[1:]]
+        types = pa.schema([pa.field("index", pa.int64()), *fields, *(pa.field(k, pa.int64()) for k in _COUNTS)])
+        return pa.Table.from_pylist(rows, schema=types)
+
+
+_COUNTS = ("chunks", "tokens", "flagged")
+
+
+def _result(row: Mapping[str, Any]) -> DocumentResult:
+    layers = {key: row[f"layer_{key}"] for key in LAYER_FILES if row.get(f"layer_{key}") is not None}
+    return DocumentResult(
+        index=row["index"],
+        name=row["name"],
+        error=row["error"],
+        json=row["json"] or "",
+        jsonl=row["jsonl"] or "",
+        layers=layers,
+        chunks=row["chunks"],
+        tokens=row["tokens"],
+        flagged=row["flagged"],
+    )
+
+
+def _parquet_rows(result: DocumentResult) -> Any:
+    """A document's Parquet rows: its chunks.jsonl records and its token count, or one error row."""
+    pa = _arrow()
+    if result.error is not None:
+        return pa.Table.from_pylist([error_row(result.name, result.error)], schema=schema())
+    rows = [{**json.loads(line), "document_tokens": result.tokens, "error": None} for line in result.jsonl.splitlines()]
+    return pa.Table.from_pylist(rows, schema=schema())
 
 
 def _quiet_console(ray_data: Any) -> Callable[[], None]:
@@ -256,37 +334,10 @@ def _quiet_console(ray_data: Any) -> Callable[[], None]:
     return restore
 
 
-def _item(root: Path, rel: Path) -> dict[str, Any]:
-    path = root / rel
+def _item(index: int, root: Path, rel: Path, settings: CorpusSettings) -> dict[str, Any]:
+    """One document for the dataset: its bytes, read here with ``--jobs``' checks, or why it cannot be."""
     try:
-        return {"path": str(path), "name": rel.as_posix(), "bytes": path.read_bytes(), "error": None}
-    except OSError as exc:
-        return {
-            "path": str(path),
-            "name": rel.as_posix(),
-            "bytes": None,
-            "error": f"{path}: cannot read: {exc.strerror or exc}",
-        }
-
-
-def _batches(ds: Any) -> Iterator[Any]:
-    """The dataset's blocks as pyarrow tables, in order, cast to the schema."""
-    target = schema()
-    for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
-        yield batch.select(list(ROW_FIELDS)).cast(target)
-
-
-def _count(
-    summary: CorpusSummary, row: Mapping[str, Any], on_done: Callable[[str], None], on_failure: Callable[[str], None]
-) -> None:
-    """Adds one output row to the totals; a document's first row (or its error) reports it done."""
-    if row["error"] is not None:
-        summary.failures.append(row["error"])
-        on_failure(row["error"])
-        on_done(row["document"])
-        return
-    summary.chunks += 1
-    summary.warnings += bool(row["flags"])
-    if row["index"] == 0:
-        summary.tokens += row["document_tokens"]
-        on_done(row["document"])
+        data = read_document(root, rel, settings.max_bytes)
+    except FileRefused as exc:
+        return {"index": index, "name": display(rel), "where": display(root / rel), "bytes": None, "error": str(exc)}
+    return {"index": index, "name": rel.as_posix(), "where": display(root / rel), "bytes": data, "error": None}

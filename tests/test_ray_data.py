@@ -114,13 +114,34 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (by relative path) and its bytes, Parquet aside."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != "chunks.parquet"
+    }
+
+
 class TestRayCli:
-    def test_same_chunks_ids_and_order_as_jobs_1(self, corpus: Path, tmp_path: Path) -> None:
-        """`--ray` writes the records of `--jobs 1`, in the same order, plus one error row per bad file."""
-        assert main([str(corpus), "-o", str(tmp_path / "jobs"), "--jobs", "1", "-q"]) == 1
+    def test_the_same_files_and_bytes_as_jobs_1(self, corpus: Path, tmp_path: Path) -> None:
+        """`--ray` writes the files of `--jobs 1`, byte for byte (a JSON per document, chunks.jsonl, the layers),
+        skips the same two bad files, and adds chunks.parquet."""
+        assert main([str(corpus), "-o", str(tmp_path / "jobs"), "--jobs", "1", "--layers", "-q"]) == 1
+        assert main([str(corpus), "-o", str(tmp_path / "ray"), "--ray", "--layers", "-q"]) == 1
+        jobs, ray_files = _tree(tmp_path / "jobs"), _tree(tmp_path / "ray")
+        assert ray_files == jobs
+        assert "empty.md.json" in jobs and "layers/sections.jsonl" in jobs and "binary.md.json" not in jobs
+        assert not list((tmp_path / "ray").glob(".*"))  # no temporary file left behind
+
+    def test_parquet_holds_the_chunk_rows_then_an_error_row_in_place_of_each_skipped_document(
+        self, corpus: Path, tmp_path: Path
+    ) -> None:
         assert main([str(corpus), "-o", str(tmp_path / "ray"), "--ray", "-q"]) == 1
-        expected = _jsonl(tmp_path / "jobs" / "chunks.jsonl")
-        rows = _jsonl(tmp_path / "ray" / "chunks.jsonl")
+        expected = _jsonl(tmp_path / "ray" / "chunks.jsonl")
+        table = pq.read_table(tmp_path / "ray" / "chunks.parquet")
+        assert table.schema.equals(schema())
+        rows = table.to_pylist()
         good = [r for r in rows if r["error"] is None]
         assert [{k: v for k, v in r.items() if k not in ("document_tokens", "error")} for r in good] == expected
         errors = {r["document"]: r["error"] for r in rows if r["error"] is not None}
@@ -128,21 +149,25 @@ class TestRayCli:
         assert "binary" in errors["binary.md"] and "not UTF-8" in errors["latin1.md"]
         documents = list(dict.fromkeys(r["document"] for r in rows))  # in order of first row
         assert documents == [p.as_posix() for p in find_markdown(corpus) if p.name != "empty.md"]
-        table = pq.read_table(tmp_path / "ray" / "chunks.parquet")
-        assert table.schema.equals(schema())
-        assert table.to_pylist() == rows
 
-    def test_summary_counts_error_rows(self, corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        """The summary line is `--jobs 1`'s, the two bad files counted as failures and reported by name."""
+    def test_summary_and_skipped_lines_are_those_of_jobs_1(
+        self, corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """The summary line and the `skipped:` lines are `--jobs 1`'s, the two bad files counted as failures."""
         main([str(corpus), "-o", str(tmp_path / "jobs"), "--jobs", "1"])
         jobs_err = capsys.readouterr().err
         main([str(corpus), "-o", str(tmp_path / "ray"), "--ray"])
         ray_err = capsys.readouterr().err
-        jobs_line = next(line for line in jobs_err.splitlines() if line.startswith("summary:"))
-        ray_line = next(line for line in ray_err.splitlines() if line.startswith("summary:"))
-        assert "2 failures" in ray_line
-        assert ray_line.replace(str(tmp_path / "ray"), "OUT") == jobs_line.replace(str(tmp_path / "jobs"), "OUT")
-        assert "error row: " in ray_err and "binary.md" in ray_err and "latin1.md" in ray_err
+
+        def report(err: str, out: str) -> list[str]:
+            return [
+                line.replace(str(tmp_path / out), "OUT")
+                for line in err.splitlines()
+                if line.startswith(("summary:", "skipped:"))
+            ]
+
+        assert report(ray_err, "ray") == report(jobs_err, "jobs")
+        assert "2 failures" in report(ray_err, "ray")[-1]
 
     def test_run_ray_reuses_a_running_ray(self, corpus: Path, tmp_path: Path) -> None:
         """Ray started by the caller stays up after run_ray (it shuts down only a Ray it started)."""
@@ -150,19 +175,19 @@ class TestRayCli:
         assert ray.is_initialized()
         assert summary.files == len(list(corpus.rglob("*.md"))) and len(summary.failures) == 2
 
-    def test_a_file_that_cannot_be_read_is_an_error_row_in_its_place(self, corpus: Path, tmp_path: Path) -> None:
-        """A file gone (or unreadable) when the driver reads it becomes an error row; the others are chunked."""
+    def test_a_file_that_cannot_be_read_is_skipped_in_its_place(self, corpus: Path, tmp_path: Path) -> None:
+        """A file gone (or unreadable) when the driver reads it is skipped with its reason; the others are chunked."""
         files = [Path("gone.md"), Path("poetry_cli.md")]
         summary = run_ray(
             corpus, tmp_path / "out", CorpusSettings("cl100k_base", chunker.ChunkOptions(512, 1024)), files=files
         )
-        rows = _jsonl(tmp_path / "out" / "chunks.jsonl")
-        assert rows[0]["document"] == "gone.md" and "cannot read" in rows[0]["error"]
+        rows = pq.read_table(tmp_path / "out" / "chunks.parquet").to_pylist()
+        assert rows[0]["document"] == "gone.md" and "no such file" in rows[0]["error"]
         assert {r["document"] for r in rows[1:]} == {"poetry_cli.md"} and summary.documents == 1
         assert summary.failures == [rows[0]["error"]]
+        assert {r["document"] for r in _jsonl(tmp_path / "out" / "chunks.jsonl")} == {"poetry_cli.md"}
 
-    def test_ray_refuses_layers_and_a_single_file(self, corpus: Path, tmp_path: Path) -> None:
-        assert main([str(corpus), "-o", str(tmp_path / "o"), "--ray", "--layers"]) == 2
+    def test_ray_refuses_a_single_file(self, tmp_path: Path) -> None:
         assert main([str(SAMPLES / "poetry_cli.md"), "--ray"]) == 2
 
 
