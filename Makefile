@@ -7,7 +7,7 @@ PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 SOURCES := chunker chunk_inspector tests benchmarks scripts app.py pages
 
-.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-ray bench-peers bench-retrieval bench-app-evaluate bench-app-load bench-memory golden clean
+.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-ray bench-peers bench-churn bench-retrieval bench-app-evaluate bench-app-load bench-memory golden clean
 
 # The [dense] extra (sentence-transformers) comes too, so its tests run; constraints-cpu.txt holds torch
 # to the CPU build (~190 MB; a plain `torch` resolves to the CUDA build and ~3 GB of nvidia wheels).
@@ -90,6 +90,11 @@ $(PEERS_VENV)/.installed: pyproject.toml constraints-cpu.txt
 
 bench-peers: $(PEERS_VENV)/.installed
 	$(PEERS_VENV)/bin/python benchmarks/peers.py --write docs/BENCHMARKS.md
+
+# Churn: the share of tokens re-embedded when a document changes a little (benchmarks/revisions: 120 real
+# revision pairs), every strategy and peer at hard caps 256, 512 and 1024.
+bench-churn: $(PEERS_VENV)/.installed
+	$(PEERS_VENV)/bin/python benchmarks/churn.py --write docs/BENCHMARKS.md
 
 # Retrieval quality (EVAL.md) on the shared question sets: the engine and the peers, BM25 and MiniLM.
 bench-retrieval: $(PEERS_VENV)/.installed
