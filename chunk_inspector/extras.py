@@ -21,6 +21,7 @@ __all__ = ["METADATA_KEYS", "MissingExtraError", "chunk_metadata", "require"]
 METADATA_KEYS = (
     "document",
     "id",
+    "content_sha256",
     "breadcrumb",
     "headings",
     "byte_span",
@@ -50,13 +51,14 @@ def require(module: str, extra: str, what: str) -> ModuleType:
 
 
 def chunk_metadata(chunks: chunker.ChunkSet, chunk: chunker.Chunk) -> dict[str, Any]:
-    """The chunk's metadata: ``document`` (the name), ``id``, ``breadcrumb``, ``headings``, the three spans
+    """The chunk's metadata: ``document`` (the name), ``id``, ``content_sha256`` (its content id), ``breadcrumb``, ``headings``, the three spans
     (lists, spec §3), ``token_count``, ``flags``, ``clause``, ``parent_id`` (its section, or ``"d"``
     for the document) and ``ancestor_ids`` (parent first, ``"d"`` last)."""
     ancestors = [node.id for node in chunks.get_ancestors(chunk.id)]
     return {
         "document": chunks.document.get("name"),
         "id": chunk.id,
+        "content_sha256": chunk.content_sha256,
         "breadcrumb": list(chunk.breadcrumb),
         "headings": list(chunk.headings),
         "byte_span": list(chunk.byte_span),

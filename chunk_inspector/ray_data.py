@@ -57,6 +57,7 @@ _FIELDS: tuple[tuple[str, str], ...] = (
     ("index", _INT),
     ("breadcrumb", _STRS),
     ("markdown", _STR),
+    ("content_sha256", _STR),
     ("token_count", _INT),
     ("byte_span", _SPAN),
     ("char_span", _SPAN),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +63,12 @@ class Chunk:
         if overlap is not None and not (self.char_span[0] == overlap[0] < overlap[1] <= self.char_span[1]):
             raise ValueError(f"overlap_span {overlap!r} of chunk {self.id} must start its char_span {self.char_span!r}")
 
+    @property
+    def content_sha256(self) -> str:
+        """The hex SHA-256 of :attr:`markdown` (UTF-8): the chunk's content id. Equal texts have equal ids
+        whatever their position, so an index that skips ids it has seen re-embeds only what changed."""
+        return hashlib.sha256(self.markdown.encode("utf-8", "surrogatepass")).hexdigest()
+
     def contextualize(self) -> str:
         """What an embedder should see: the breadcrumb line, a blank line, the markdown."""
         line = BREADCRUMB_SEPARATOR.join(self.breadcrumb) if self.breadcrumb_line is None else self.breadcrumb_line
@@ -73,6 +80,7 @@ class Chunk:
             "index": self.index,
             "breadcrumb": list(self.breadcrumb),
             "markdown": self.markdown,
+            "content_sha256": self.content_sha256,
             "token_count": self.token_count,
             "byte_span": list(self.byte_span),
             "char_span": list(self.char_span),
@@ -90,7 +98,7 @@ class Chunk:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Chunk:
         try:
-            return cls(
+            chunk = cls(
                 id=data["id"],
                 index=int(data["index"]),
                 breadcrumb=[str(x) for x in data["breadcrumb"]],
@@ -110,6 +118,10 @@ class Chunk:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ChunkerError(f"malformed chunk {data.get('id', '?')!r}: {exc}") from exc
+        stated = data.get("content_sha256")  # absent from JSON written before it existed
+        if stated is not None and stated != chunk.content_sha256:
+            raise ChunkerError(f"chunk {chunk.id!r}: its content_sha256 is not the SHA-256 of its markdown")
+        return chunk
 
 
 def _span(value: Any) -> Span:
