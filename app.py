@@ -2,7 +2,8 @@
 
 Run it with ``make app`` (or ``streamlit run app.py``). This script is the frame:
 the sidebar (document and settings, kept in the URL) runs first on every page,
-then ``st.navigation`` runs the chosen page from ``pages/``.
+then ``st.navigation`` runs the chosen page from ``pages/``. An unexpected error in
+either shows one line and goes to the server's log (``frame.run_page``).
 """
 
 from __future__ import annotations
@@ -24,10 +25,4 @@ page = st.navigation(
     ],
     position="top",
 )
-frame.sidebar()
-st.session_state.in_frame = True  # the page can tell it runs inside this frame (see frame.current)
-try:
-    page.run()
-finally:
-    st.session_state.in_frame = False
-    frame.release()  # unpin this run's documents in the shared cache (chunk_inspector/cache.py)
+frame.run_page(page.run, page.title)

@@ -18,6 +18,7 @@ parsed documents and chunk sets, so a slider move re-uses the app's caches:
 
 from __future__ import annotations
 
+import csv
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -39,11 +40,12 @@ from chunk_inspector.evaluate import (
 )
 from chunk_inspector.questions import QuestionSet, QuestionSetError, load_question_set, read_question_set
 from chunk_inspector.retrievers import Retriever
-from chunk_inspector.view import Settings, source_html
+from chunk_inspector.view import Outline, Settings, section_path, source_html
 
 __all__ = [
     "BUNDLED",
     "INDEXES",
+    "MAX_SET_BYTES",
     "EngineRun",
     "MissDetail",
     "Parse",
@@ -61,9 +63,11 @@ __all__ = [
     "score_columns",
     "set_key",
     "upload_documents",
+    "upload_too_large",
 ]
 
 BUNDLED = "questions.jsonl"  # the bundled set's file name, in the samples folder
+MAX_SET_BYTES = 20 * 1000 * 1000  # an uploaded question set, refused above this before it is read
 INDEXES: dict[str, Index] = {"markdown": "markdown", "contextualize()": "context"}
 
 Parse = Callable[[str, str], chunker.Document]  # (name, text) -> the parsed document
@@ -97,12 +101,27 @@ def upload_documents(samples_dir: Path, open_name: str | None, open_text: str | 
     return documents
 
 
+def upload_too_large(filename: str, nbytes: int) -> QuestionSetError | None:
+    """The refusal of an uploaded set of ``nbytes`` over :data:`MAX_SET_BYTES` (None when it is not), to say
+    before its bytes are read."""
+    if nbytes <= MAX_SET_BYTES:
+        return None
+    return QuestionSetError(
+        f"{filename} is {nbytes / 1e6:.1f} MB; the app takes question sets up to {MAX_SET_BYTES / 1e6:.0f} MB. "
+        "Evaluate bigger sets with the CLI: chunker eval"
+    )
+
+
 def read_upload(filename: str, data: bytes, documents: Mapping[str, str]) -> QuestionSet:
     """An uploaded set (``.jsonl``, or Chroma's ``.csv``) checked against ``documents``.
 
     Raises :class:`QuestionSetError` with the loader's message (naming the question) when
-    it does not check out.
+    it does not check out, and for a file over :data:`MAX_SET_BYTES` or one the reader
+    fails on (a CSV field over the csv module's limit, JSON nested too deep).
     """
+    too_large = upload_too_large(filename, len(data))
+    if too_large is not None:
+        raise too_large
     lower = filename.lower()
     fmt: Literal["jsonl", "csv"]
     if lower.endswith(".jsonl"):
@@ -119,6 +138,8 @@ def read_upload(filename: str, data: bytes, documents: Mapping[str, str]) -> Que
         return read_question_set(text, fmt, documents, name=filename)
     except QuestionSetError as exc:
         raise QuestionSetError(f"{filename}: {exc}") from None
+    except (csv.Error, RecursionError, ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
+        raise QuestionSetError(f"{filename} cannot be read as a question set: {type(exc).__name__}: {exc}") from None
 
 
 def set_key(questions: QuestionSet) -> str:
@@ -334,14 +355,6 @@ def _share(span: tuple[int, int], references: Sequence[tuple[int, int]]) -> floa
     return held / total if total else 0.0
 
 
-def _section(breadcrumb: Sequence[str]) -> str:
-    """The last two titles of a breadcrumb (the document name left out), '…' marking what is cut."""
-    titles = list(breadcrumb[1:])
-    if not titles:
-        return "(preamble)"
-    return ("… › " if len(titles) > 2 else "") + " › ".join(titles[-2:])
-
-
 def _holders_html(
     run: EngineRun, name: str, local: Sequence[int], references: Sequence[tuple[int, int]], tiny_below: int
 ) -> str:
@@ -394,6 +407,7 @@ def miss_detail(run: EngineRun, result: QuestionResult, tiny_below: int = 50) ->
             }
         )
     retrieved_rows = []
+    outlines = {name: Outline.of(doc) for name, doc in run.docs.items()}
     for n, i in enumerate(result.ranking[: result.in_budget], 1):
         indexed = evaluation.chunks[i]
         c = run.chunk(i)
@@ -404,7 +418,7 @@ def miss_detail(run: EngineRun, result: QuestionResult, tiny_below: int = 50) ->
                 "chunk": c.id,
                 "tokens": indexed.tokens,
                 "holds answer": "✓" if i in result.holders else "",
-                "section": _section(c.breadcrumb),
+                "section": section_path(c, outlines[indexed.document]),
             }
         )
     holder_text = holder_label = source = None
@@ -414,7 +428,8 @@ def miss_detail(run: EngineRun, result: QuestionResult, tiny_below: int = 50) ->
         holder_text = evaluation.chunks[best].text
         rank = rank_of.get(best)
         where = f"rank {rank}" if rank else "not ranked"
-        holder_label = f"{c.id} · {evaluation.chunks[best].tokens} tokens · {where} · {_section(c.breadcrumb)}"
+        section = section_path(c, Outline.of(run.docs[result.question.document]))
+        holder_label = f"{c.id} · {evaluation.chunks[best].tokens} tokens · {where} · {section}"
         name = result.question.document
         source = _holders_html(run, name, [i - run.offsets[name] for i in holders], references, tiny_below)
     return MissDetail(

@@ -11,21 +11,31 @@ cache (:mod:`chunk_inspector.cache`), pinned while a run uses them; app.py calls
 from __future__ import annotations
 
 import hashlib
-import tempfile
+import logging
+import runpy
+import secrets
+import sys
 import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 import chunker
-from chunk_inspector import cache, view
-from chunk_inspector.view import Settings
+from chunk_inspector import cache, url_settings, view
+from chunk_inspector.url_settings import SIZES, SOURCES, TOKENIZERS
+from chunk_inspector.view import Settings, md_escape
 from chunker.decode import decode_markdown
+from chunker.tokens import HF_MEMORY_PREFIX, hf_tokenizer_from_json
 
 __all__ = [
+    "MAX_TOKENIZER_BYTES",
     "MAX_UPLOAD_BYTES",
     "SAMPLES_DIR",
     "Opened",
@@ -34,53 +44,32 @@ __all__ = [
     "current",
     "digest",
     "document_key",
+    "error_boundary",
     "heading_tree_cached",
-    "hf_tokenizer_path",
+    "load_hf_tokenizer",
+    "load_paste",
     "load_upload",
     "open_document",
     "parse_cached",
     "release",
+    "run_page",
     "sidebar",
+    "size_error",
+    "tokenizer_for",
 ]
 
 SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_docs"
 DEFAULT_SAMPLE = "poetry_cli.md"
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # the engine does ~1 MB/s; beyond this a page would stall
-TOKENIZERS = ("cl100k_base", "o200k_base", "p50k_base", "gpt-4o", "text-embedding-3-small")
-SOURCES = ("Sample", "Upload", "Paste")
-# Slider stops: powers of two and the round numbers people configure (500/1000 and the like).
-SIZES = (
-    16,
-    32,
-    48,
-    64,
-    96,
-    100,
-    128,
-    150,
-    192,
-    200,
-    256,
-    300,
-    384,
-    400,
-    500,
-    512,
-    600,
-    768,
-    800,
-    1000,
-    1024,
-    1200,
-    1500,
-    1536,
-    2000,
-    2048,
-    3000,
-    4096,
-    6000,
-    8192,
-)
+MAX_TOKENIZER_BYTES = 20 * 1000 * 1000  # a large model's tokenizer.json is 2-10 MB
+HF_TOKENIZERS_KEPT = 4  # uploaded tokenizers kept in memory, for all sessions (one is tens of MB loaded)
+_hf_tokenizers: OrderedDict[str, chunker.Tokenizer] = OrderedDict()  # by name, the last loaded last
+_hf_lock = threading.Lock()
+_log = logging.getLogger("chunk_inspector.app")
+if not _log.handlers and not logging.getLogger().handlers:  # the server's console, as Streamlit's own log
+    _handler = logging.StreamHandler()
+    _handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    _log.addHandler(_handler)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +111,7 @@ def open_document(key: str, name: str, tokenizer: str, text: str) -> cache.Got[c
     doc_key = document_key(key, name, tokenizer)
 
     def parse() -> chunker.Document:
-        return chunker.parse(text, name=name, tokenizer=tokenizer)
+        return chunker.parse(text, name=name, tokenizer=tokenizer_for(tokenizer))
 
     def get() -> cache.Got[chunker.Document]:
         return store.get(
@@ -205,6 +194,7 @@ def release() -> None:
     the cache alone keeps between runs (else every session's last document would outlive its eviction)."""
     cache.shared().release(cache.run_holder())
     st.session_state.opened = None
+    st.session_state._hf_tokenizer = None
 
 
 def samples() -> list[str]:
@@ -212,29 +202,77 @@ def samples() -> list[str]:
     return sorted(p.name for p in SAMPLES_DIR.glob("*.md") if p.name != "README.md")
 
 
+def size_error(what: str, nbytes: int, name: str = "FILE") -> chunker.ChunkerError | None:
+    """The message for a document of ``nbytes`` over :data:`MAX_UPLOAD_BYTES` (None when it is not)."""
+    if nbytes <= MAX_UPLOAD_BYTES:
+        return None
+    return chunker.ChunkerError(
+        f"{what} is {nbytes / 1e6:.1f} MB; the app takes files up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB. "
+        f"Chunk bigger files with the CLI: python -m chunker {name}"
+    )
+
+
 def load_upload(name: str, data: bytes) -> str:
     """Upload bytes -> text; raises :class:`chunker.ChunkerError` with a message for the page."""
-    if len(data) > MAX_UPLOAD_BYTES:
-        raise chunker.ChunkerError(
-            f"{name} is {len(data) / 1e6:.1f} MB; the app takes files up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB. "
-            f"Chunk bigger files with the CLI: python -m chunker {name}"
-        )
+    too_large = size_error(name, len(data), name)
+    if too_large is not None:
+        raise too_large
     text = decode_markdown(data, name)
     if not text.strip():
         raise chunker.ChunkerError(f"{name} is empty: there is nothing to chunk")
     return text
 
 
-def hf_tokenizer_path(data: bytes) -> str:
-    """Keep an uploaded tokenizer.json where the engine can load it (one folder per content hash)
-    and check that it loads; raises :class:`chunker.ChunkerError` with the reason when it does not."""
-    folder = Path(tempfile.gettempdir()) / "chunk-inspector-tokenizers" / hashlib.sha256(data).hexdigest()[:16]
-    path = folder / "tokenizer.json"
-    if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    chunker.get_tokenizer(str(path))
-    return str(path)
+def load_paste(text: str) -> str:
+    """Pasted text, held to the same limit as an upload; raises :class:`chunker.ChunkerError` with a message
+    in the same words when it is larger."""
+    nbytes = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    too_large = size_error("The pasted text", nbytes)
+    if too_large is not None:
+        raise too_large
+    return text
+
+
+def load_hf_tokenizer(name: str, data: bytes) -> chunker.Tokenizer:
+    """An uploaded tokenizer.json, loaded in memory: nothing is written to disk. Named by its content
+    (``hf:sha256:…``, what chunk sets record); the last :data:`HF_TOKENIZERS_KEPT` loaded are kept for every
+    session (a tokenizer is large, and loading one takes a moment). Raises :class:`chunker.ChunkerError`
+    with the reason for a file over :data:`MAX_TOKENIZER_BYTES` or one the tokenizers package cannot load."""
+    _refuse_large_tokenizer(name, len(data))
+    key = HF_MEMORY_PREFIX + hashlib.sha256(data).hexdigest()[:16]
+    with _hf_lock:
+        tokenizer = _hf_tokenizers.get(key)
+        if tokenizer is not None:
+            _hf_tokenizers.move_to_end(key)
+            return tokenizer
+    tokenizer = hf_tokenizer_from_json(data, key)
+    with _hf_lock:
+        _hf_tokenizers[key] = tokenizer
+        while len(_hf_tokenizers) > HF_TOKENIZERS_KEPT:
+            _hf_tokenizers.popitem(last=False)
+    return tokenizer
+
+
+def _refuse_large_tokenizer(name: str, nbytes: int) -> None:
+    if nbytes > MAX_TOKENIZER_BYTES:
+        raise chunker.ChunkerError(
+            f"{name} is {nbytes / 1e6:.1f} MB; the app takes a tokenizer.json up to {MAX_TOKENIZER_BYTES / 1e6:.0f} MB"
+        )
+
+
+def tokenizer_for(name: str) -> str | chunker.Tokenizer:
+    """What :func:`chunker.parse` takes for the settings' tokenizer ``name``: the name itself, or for an
+    uploaded tokenizer.json (``hf:sha256:…``) the tokenizer this run loaded (else one still kept)."""
+    if not name.startswith(HF_MEMORY_PREFIX):
+        return name
+    mine: Any = st.session_state.get("_hf_tokenizer")
+    if isinstance(mine, chunker.Tokenizer) and mine.name == name:
+        return mine
+    with _hf_lock:
+        kept = _hf_tokenizers.get(name)
+    if kept is None:
+        raise chunker.TokenizerError("The uploaded tokenizer.json is no longer loaded: upload it again.")
+    return kept
 
 
 def _clamp_target() -> None:
@@ -276,14 +314,18 @@ def _document_source() -> tuple[str, str] | None:
             try:
                 return file.name, _upload_text(file)
             except chunker.ChunkerError as exc:
-                st.sidebar.error(str(exc))
+                st.sidebar.error(md_escape(exc))
         return None
     if source == "Paste":
         text = st.sidebar.text_area("Paste Markdown", key="pasted", height=180, placeholder="# Title\n\nSome text…")
         if not text.strip():
             st.sidebar.info("Paste some Markdown to chunk it.")
             return None
-        return "pasted.md", text
+        try:
+            return "pasted.md", load_paste(text)
+        except chunker.ChunkerError as exc:
+            st.sidebar.error(md_escape(exc))
+            return None
     names = samples()
     name = st.sidebar.selectbox(
         "Sample", names, index=names.index(_default_sample()), key="sample", bind="query-params"
@@ -359,30 +401,30 @@ def _controls() -> Settings:
         "kept apart); balanced: greedy, whole sections kept together up to the hard cap; reference: "
         "markdown-object's packing, less its defects (README, Packing strategies).",
     )
-    if int(st.session_state.target) > int(st.session_state.hard_cap):  # e.g. from a hand-edited link
-        side.caption(
-            f"⚠ Target {st.session_state.target} is above the hard cap; using {st.session_state.hard_cap} "
-            "(no piece may be larger than the cap)."
-        )
-    elif st.session_state.get("clamp_note"):
+    if st.session_state.get("clamp_note"):
         side.caption(f"⚠ {st.session_state.clamp_note}")
     with side.expander("More options", expanded=False):
+        # Whole numbers in float inputs, shown without decimals: Streamlit's int input raises OverflowError
+        # while it seeds itself from a URL holding inf or 1e400 (a link, or the back button to one), before
+        # any check of ours can run; a float input resets such a value to its default.
         st.number_input(
             "Overlap (tokens)",
-            0,
-            2048,
-            0,
-            step=10,
+            0.0,
+            float(url_settings.MAX_OVERLAP),
+            0.0,
+            step=10.0,
+            format="%.0f",
             key="overlap",
             bind="query-params",
             help="Whole sentences shared by consecutive chunks of one section; counted inside the cap.",
         )
         st.number_input(
             "Minimum chunk (tokens)",
-            0,
-            4096,
-            0,
-            step=10,
+            0.0,
+            float(url_settings.MAX_MIN_TOKENS),
+            0.0,
+            step=10.0,
+            format="%.0f",
             key="min_tokens",
             bind="query-params",
             help="Smaller chunks join a neighbour of the same section when the result fits; else flagged tiny.",
@@ -411,42 +453,63 @@ def _controls() -> Settings:
     tokenizer = str(state.tokenizer)
     if hf_file is not None:
         try:
-            tokenizer = hf_tokenizer_path(hf_file.getvalue())
+            _refuse_large_tokenizer(hf_file.name, hf_file.size)  # before its bytes are read
+            loaded = load_hf_tokenizer(hf_file.name, hf_file.getvalue())
+            state._hf_tokenizer = loaded  # this run's (another session may push it out of the shared few)
+            tokenizer = loaded.name
         except chunker.ChunkerError as exc:
-            side.error(f"{hf_file.name}: {exc}")
-    hard_cap = int(state.hard_cap)
-    overlap, min_tokens, in_budget = _held_by(hard_cap, int(state.overlap), int(state.min_tokens), side)
-    return Settings(
-        tokenizer=tokenizer,
-        target=min(int(state.target), hard_cap),
-        hard_cap=hard_cap,
-        overlap=overlap,
-        min_tokens=min_tokens,
-        repeat_table_header=bool(state.repeat_table_header),
-        breadcrumb_in_budget=bool(state.breadcrumb_in_budget) and in_budget,
-        strategy=str(state.strategy or chunker.DEFAULT_STRATEGY),
+            side.error(md_escape(f"{hf_file.name}: {exc}"))
+    settings, lowered = url_settings.build_settings(
+        tokenizer,
+        int(state.hard_cap),
+        int(state.target),
+        int(state.overlap),
+        int(state.min_tokens),
+        bool(state.repeat_table_header),
+        bool(state.breadcrumb_in_budget),
+        str(state.strategy or chunker.DEFAULT_STRATEGY),
     )
+    if lowered:
+        side.warning("Using " + "; ".join(lowered) + ".")
+    return settings
 
 
-def _held_by(hard_cap: int, overlap: int, min_tokens: int, side: Any) -> tuple[int, int, bool]:
-    """The overlap and minimum chunk lowered to what ``hard_cap`` can hold (a link or the number inputs
-    may ask for more), and whether it can hold a breadcrumb too; a warning says what was lowered."""
-    fixes = []
-    if overlap * 2 >= hard_cap:
-        fixes.append(f"overlap {overlap} → {(hard_cap - 1) // 2} (less than half the hard cap)")
-        overlap = (hard_cap - 1) // 2
-    if min_tokens > hard_cap:
-        fixes.append(f"minimum chunk {min_tokens} → {hard_cap} (the hard cap)")
-        min_tokens = hard_cap
-    in_budget = hard_cap >= 2 * chunker.MIN_HARD_CAP
-    if fixes:
-        side.warning("Using " + "; ".join(fixes) + ".")
-    return overlap, min_tokens, in_budget
+def _check_link() -> None:
+    """Correct the link before any widget bound to it reads it (:func:`url_settings.check_query`): the
+    parameters it asks for that no widget offers are rewritten in the URL and the script runs again, on the
+    corrected URL; the sidebar then says what was changed. Parameters already bound to a widget cannot be
+    rewritten: the note is shown all the same, and the widget resets a value it cannot take."""
+    params = st.query_params
+    query = {key: params.get_all(key) for key in params}
+    checked = url_settings.check_query(query, samples(), _default_sample())
+    if not checked.fixes:
+        return
+    asked = sorted(query.items())
+    if st.session_state.get("_link_checked") == asked:  # corrected once already: never loop
+        return
+    st.session_state._link_checked = asked
+    st.session_state.link_note = checked.note()
+    rewritten = False
+    for key, value in checked.fixes.items():
+        try:
+            if value is None:
+                del params[key]
+            else:
+                params[key] = value
+            rewritten = True
+        except StreamlitAPIException:  # bound to its widget (the back button to a link): the widget resets
+            continue  # what it cannot take, and a run again would only have it read the same URL again
+    if rewritten:
+        st.rerun()
 
 
 def sidebar() -> None:
     """Draw the frame (every run, on every page) and store the open document in session state."""
     st.sidebar.title("Chunk Inspector")
+    _check_link()
+    note = st.session_state.pop("link_note", "")
+    if note:
+        st.sidebar.warning(md_escape(note), icon="⚠️")
     picked = _document_source()
     settings = _controls()
     if picked is None:
@@ -477,9 +540,9 @@ def sidebar() -> None:
     if not got.kept or footprint > store.budget:
         budget = store.budget
         st.warning(
-            f"{name} takes {footprint / cache.MB:,.1f} MiB of memory once parsed, more than the app's whole cache "
-            f"({budget / cache.MB:.4g} MiB, set by {cache.ENV_BUDGET}). It is shown, but not kept: every change "
-            "of a setting parses it again. For files this size the CLI is faster: python -m chunker",
+            f"{md_escape(name)} takes {footprint / cache.MB:,.1f} MiB of memory once parsed, more than the app's "
+            f"whole cache ({budget / cache.MB:.4g} MiB, set by {cache.ENV_BUDGET}). It is shown, but not kept: "
+            "every change of a setting parses it again. For files this size the CLI is faster: python -m chunker",
             icon="⚠️",
         )
     st.session_state.opened = Opened(doc, chunks, settings, key)
@@ -497,11 +560,16 @@ def current() -> Opened | None:
     """
     if not st.session_state.get("in_frame"):
         _rerun_in_frame()
+        # Run this page as app.py would: inside the frame and its error boundary; then end the page's own run.
+        script = sys._getframe(1).f_globals.get("__file__")
         st.set_page_config(page_title="Chunk Inspector", page_icon="🧩", layout="wide")
-        sidebar()
+        if script:
+            run_page(lambda: runpy.run_path(str(script), run_name="__main__"), Path(script).stem)
+            st.stop()
+        sidebar()  # pragma: no cover - a page without a file: the frame at least
     opened: Any = st.session_state.get("opened")
     if opened is None:
-        st.error(st.session_state.get("open_error") or "No document is open.")
+        st.error(md_escape(st.session_state.get("open_error") or "No document is open."))
         return None
     assert isinstance(opened, Opened)
     return opened
@@ -523,3 +591,36 @@ def _rerun_in_frame() -> None:
     if getattr(PagesManager, "uses_pages_directory", None):
         PagesManager.uses_pages_directory = False
         st.rerun()
+
+
+@contextmanager
+def error_boundary(where: str) -> Iterator[None]:
+    """Run the block; an unexpected exception in it shows one line (no traceback, no server path) and goes,
+    with its whole trace, to the server's log. ``st.stop()`` and ``st.rerun()`` pass through: they are not
+    ``Exception``s (Streamlit's ``ScriptControlException`` is a ``BaseException``)."""
+    try:
+        yield
+    except Exception as exc:
+        ref = secrets.token_hex(4)
+        _log.exception("unexpected error in %s (ref %s)", where, ref)
+        st.error(
+            f"Something went wrong here ({type(exc).__name__}, logged on the server as {ref}). "
+            "Change a setting or reload the page to try again."
+        )
+
+
+def run_page(run: Callable[[], object], where: str) -> None:
+    """The frame around one page: the sidebar, then the page, each inside :func:`error_boundary` (the page
+    only once the sidebar has drawn), then :func:`release`. app.py calls it for the page it navigates to."""
+    try:
+        drawn = False
+        with error_boundary("the sidebar"):
+            sidebar()
+            drawn = True
+        if drawn:
+            st.session_state.in_frame = True  # the page can tell it runs inside this frame (see current)
+            with error_boundary(f"the {where} page"):
+                run()
+    finally:
+        st.session_state.in_frame = False
+        release()  # unpin this run's documents in the shared cache (chunk_inspector/cache.py)

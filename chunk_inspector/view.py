@@ -8,10 +8,16 @@ document containing ``<script>`` shows it as text.
 from __future__ import annotations
 
 import html
+import io
 import itertools
+import os
+import re
 import statistics
+import unicodedata
+import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
+from html.parser import HTMLParser
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -22,21 +28,29 @@ import pandas as pd
 import chunker
 from chunker.chunkset import BREADCRUMB_SEPARATOR
 from chunker.optimal import CostTerms
+from chunker.tokens import HF_MEMORY_PREFIX
 
 __all__ = [
     "PAGE_ROWS",
     "PALETTE",
+    "RENDERED_CSS",
     "TINY_DEFAULT",
+    "Outline",
     "Settings",
+    "archive_names",
     "boundary_diff",
+    "chunk_html",
     "chunk_label",
     "chunk_rows",
+    "chunk_sets_zip",
     "cli_command",
     "display_flags",
     "heading_tree",
+    "md_escape",
     "page_spans",
     "python_snippet",
     "rows_matching",
+    "section_path",
     "size_histogram",
     "source_html",
     "summary",
@@ -79,6 +93,74 @@ class Settings(chunker.ChunkOptions):
         return self.min_tokens or TINY_DEFAULT
 
 
+# -- untrusted text in Markdown ---------------------------------------------------
+
+# Every ASCII punctuation character: CommonMark lets each be backslash-escaped, which makes it plain text.
+_MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+# Control characters and the bidirectional overrides (which could make a name read as another).
+_AUTOLINK = re.compile(r"(?i)(https?:|\bwww(?=\.))")  # what GFM's literal autolinks start with
+_UNPRINTED = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+")
+
+
+def md_escape(text: object) -> str:
+    """``text`` for Streamlit's Markdown (``st.markdown``, ``st.caption``, alerts, widget labels and help,
+    ``st.metric`` labels): shown as the characters it is, on one line, never as Markdown (an image
+    ``![](http://host/x.png)`` there would make the browser fetch that host), HTML or a heading.
+
+    Document names, breadcrumbs, question text and ids, file names and error messages that quote them are
+    untrusted: they reach Markdown only through this. (Selectbox options are plain text already.)
+
+    Streamlit also turns any ``http://``, ``https://`` or ``www.`` in the text into a link after parsing (GFM's
+    literal autolinks), escaped or not: a word joiner (U+2060, invisible) after the scheme's colon or ``www``
+    keeps such an address text."""
+    text = _UNPRINTED.sub(" ", str(text))
+    text = _AUTOLINK.sub("\\1\u2060", text)
+    return _MD_PUNCTUATION.sub(r"\\\1", text)
+
+
+# Characters no file name in an archive should hold: path separators, what Windows refuses, the unprinted.
+_UNSAFE_IN_NAME = re.compile(r'[\x00-\x1f\x7f-\x9f<>:"/\\|?*\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+')
+_WINDOWS_DEVICES = frozenset(
+    ["CON", "PRN", "AUX", "NUL", *(f"COM{n}" for n in range(10)), *(f"LPT{n}" for n in range(10))]
+)
+NAME_CHARS = 120  # longest name kept of a document, before its suffix
+
+
+def archive_names(names: Sequence[str], suffix: str = "", reserved: Iterable[str] = ()) -> list[str]:
+    """One file name per document name, for the members of a zip archive: a plain name (no folder, no ``..``,
+    no absolute path, no control character or NUL, nothing Windows refuses), ``suffix`` appended, each one
+    unique in any case (the second ``dup.md`` is ``dup-2.md``, the third ``dup-3.md``) and none of ``reserved``.
+    Uploads are named by whoever sends them: ``../../x.md`` or ``/etc/cron.d/evil.md`` must not become paths
+    where the archive is unpacked."""
+    taken = {name.casefold() for name in reserved}
+    out: list[str] = []
+    for name in names:
+        base = unicodedata.normalize("NFC", re.split(r"[/\\]", str(name))[-1])
+        base = _UNSAFE_IN_NAME.sub("_", base).strip(" .")[:NAME_CHARS].strip(" .") or "document"
+        stem, ext = os.path.splitext(base)
+        if stem.split(".")[0].upper() in _WINDOWS_DEVICES:
+            stem = f"_{stem}"
+        candidate, n = f"{stem}{ext}{suffix}", 1
+        while candidate.casefold() in taken:
+            n += 1
+            candidate = f"{stem}-{n}{ext}{suffix}"
+        taken.add(candidate.casefold())
+        out.append(candidate)
+    return out
+
+
+def chunk_sets_zip(items: Sequence[tuple[str, str, str]]) -> bytes:
+    """A zip of chunk sets, from ``(document name, chunk-set JSON, its JSONL)`` each: one ``<name>.json`` member
+    per document, named by :func:`archive_names`, and ``chunks.jsonl``, every document's chunks one a line."""
+    buffer = io.BytesIO()
+    names = archive_names([name for name, _, _ in items], ".json", reserved=["chunks.jsonl"])
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for member, (_, data, _) in zip(names, items, strict=True):
+            archive.writestr(member, data)
+        archive.writestr("chunks.jsonl", "".join(lines for _, _, lines in items))
+    return buffer.getvalue()
+
+
 # -- tables -------------------------------------------------------------------
 
 
@@ -100,12 +182,13 @@ def chunk_label(chunk: chunker.Chunk) -> str:
     )
 
 
-def chunk_rows(chunks: Sequence[chunker.Chunk], tiny_below: int = TINY_DEFAULT) -> pd.DataFrame:
-    """One row per chunk: id, breadcrumb, tokens, lines, bytes, flags."""
+def chunk_rows(doc: chunker.Document, chunks: Sequence[chunker.Chunk], tiny_below: int = TINY_DEFAULT) -> pd.DataFrame:
+    """One row per chunk of ``doc``: id, section (:func:`section_path`), tokens, lines, bytes, flags."""
+    outline = Outline.of(doc)
     return pd.DataFrame(
         {
             "id": [c.id for c in chunks],
-            "breadcrumb": [_short_path(c.breadcrumb[1:]) for c in chunks],
+            "breadcrumb": [section_path(c, outline) for c in chunks],
             "tokens": [c.token_count for c in chunks],
             "lines": [f"{c.line_span[0]}–{c.line_span[1]}" for c in chunks],
             "bytes": [f"{c.byte_span[0]}–{c.byte_span[1]}" for c in chunks],
@@ -114,11 +197,43 @@ def chunk_rows(chunks: Sequence[chunker.Chunk], tiny_below: int = TINY_DEFAULT) 
     )
 
 
-def _short_path(titles: list[str]) -> str:
-    """The last two titles of a breadcrumb (the document name left out), '…' marking what is cut."""
-    if not titles:
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """Where a document's text starts and ends (front matter left out) and where its first heading starts
+    (None without a heading): what tells a preamble chunk from a chunk of the whole document."""
+
+    start: int
+    end: int
+    first_heading: int | None
+
+    @classmethod
+    def of(cls, doc: chunker.Document) -> Outline:
+        sections = doc.root.children
+        first = sections[0].char_span[0] if sections else None
+        if not doc.blocks:
+            return cls(0, 0, first)
+        return cls(doc.blocks[0].start, doc.blocks[-1].end, first)
+
+
+def section_path(chunk: chunker.Chunk, outline: Outline) -> str:
+    """Where a chunk sits: the last two titles of its breadcrumb (the document name left out), '…' marking
+    what is cut. A chunk under the document itself is ``(preamble)`` only when it ends before the first
+    heading; one holding all the text is ``(whole document)``; one holding headings, its first two of them
+    (after ``(preamble)`` when it starts before the first heading); one in a document without a heading,
+    ``(no heading)``."""
+    titles = chunk.breadcrumb[1:]
+    if titles:
+        return ("… › " if len(titles) > 2 else "") + " › ".join(titles[-2:])
+    start, end = chunk.char_span
+    first = outline.first_heading
+    if start <= outline.start and end >= outline.end:
+        return "(whole document)"
+    if first is not None and end <= first:
         return "(preamble)"
-    return ("… › " if len(titles) > 2 else "") + " › ".join(titles[-2:])
+    if chunk.headings:
+        parts = (["(preamble)"] if first is not None and start < first else []) + chunk.headings[:2]
+        return " + ".join(parts) + (" + …" if len(chunk.headings) > 2 else "")
+    return "(no heading)"
 
 
 def _id_ranges(ids: list[int]) -> str:
@@ -446,6 +561,93 @@ def source_html(
     return "".join(parts)
 
 
+# -- a chunk rendered -----------------------------------------------------------
+
+RENDERED_CSS = """<style>
+.ci-md { font-size: 14px; line-height: 1.5; overflow-wrap: anywhere; }
+.ci-md pre { background: #f6f7f9; padding: 6px 8px; border-radius: 4px; white-space: pre-wrap; }
+.ci-md table { border-collapse: collapse; margin: 4px 0; }
+.ci-md th, .ci-md td { border: 1px solid #d5d8dc; padding: 2px 6px; }
+.ci-md .ci-img { color: #6b7280; background: #f1f2f4; border: 1px dashed #b8bcc3; border-radius: 3px; padding: 0 4px;
+  font-size: 12.5px; }
+.ci-md .ci-link { text-decoration: underline dotted; color: #1f5fbf; }
+</style>"""
+
+_ALLOWED_TAGS = frozenset(
+    (
+        *("p", "h1", "h2", "h3", "h4", "h5", "h6", "em", "strong", "s", "code", "pre", "blockquote", "ul", "ol"),
+        *("li", "hr", "br", "table", "thead", "tbody", "tr", "th", "td", "span", "div"),
+    )
+)
+_ALIGN = re.compile(r"text-align:(left|right|center)")
+
+
+class _Checker(HTMLParser):
+    """Finds any tag or attribute outside what :func:`chunk_html` writes (a tag that could fetch or run)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.bad: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in _ALLOWED_TAGS:
+            self.bad.append(tag)
+        for name, value in attrs:
+            if name in ("class", "title") or (name == "start" and (value or "").isdigit()):
+                continue
+            if name == "style" and _ALIGN.fullmatch(value or ""):
+                continue
+            self.bad.append(f"{tag}[{name}]")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+
+
+def _markdown_renderer() -> Any:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+
+    def image(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        token = tokens[idx]
+        alt = renderer.renderInlineAsText(token.children or [], options, env)
+        where = html.escape(str(token.attrGet("src") or ""), quote=True)
+        shown = html.escape(alt) or "(no alt text)"
+        return f'<span class="ci-img" title="image not loaded: {where}">image: {shown}</span>'
+
+    def link_open(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        where = html.escape(str(tokens[idx].attrGet("href") or ""), quote=True)
+        return f'<span class="ci-link" title="{where}">'
+
+    def link_close(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+        return "</span>"
+
+    md.add_render_rule("image", image)
+    md.add_render_rule("link_open", link_open)
+    md.add_render_rule("link_close", link_close)
+    return md
+
+
+_renderer: Any = None
+
+
+def chunk_html(markdown: str) -> str:
+    """A chunk's Markdown as HTML that fetches and runs nothing, for ``st.html``: raw HTML in it stays text
+    (``<script>``, ``<img src=…>``, ``<iframe>``, ``<link>``, ``style="url(…)"``), an image is its alt text
+    in a placeholder (its address in the tooltip), a link its text (its address in the tooltip). Anything
+    else than the tags and attributes this writes is refused: the Markdown is then shown as text."""
+    global _renderer
+    if _renderer is None:
+        _renderer = _markdown_renderer()
+    body = str(_renderer.render(markdown))
+    checker = _Checker()
+    checker.feed(body)
+    checker.close()
+    if checker.bad:  # pragma: no cover - markdown-it writes none of them with html off
+        body = f"<pre>{html.escape(markdown)}</pre>"
+    return f'{RENDERED_CSS}<div class="ci-md">{body}</div>'
+
+
 # -- tune and compare ---------------------------------------------------------
 
 
@@ -541,7 +743,10 @@ def cli_command(name: str, settings: Settings) -> str:
 
 
 def tokenizer_label(tokenizer: str) -> str:
-    """An uploaded tokenizer.json is kept in a temporary folder: name the file, which the user has."""
+    """The tokenizer as the user knows it: an uploaded tokenizer.json (kept in memory, named by its content's
+    hash, ``hf:sha256:…``) or a path to one is the file, which the user has; else the encoding's name."""
+    if tokenizer.startswith(HF_MEMORY_PREFIX):
+        return "tokenizer.json"
     return Path(tokenizer).name if tokenizer.endswith(".json") else tokenizer
 
 

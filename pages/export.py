@@ -10,15 +10,15 @@ opened = frame.current()
 if opened is None:
     st.stop()
 doc, chunks, settings = opened.doc, opened.chunks, opened.settings
-stem = doc.name.rsplit(".", 1)[0] or "document"
+stem = view.archive_names([doc.name.rsplit(".", 1)[0]])[0]  # a plain file name, whatever the document's
 
 
 def _records(n: int) -> str:
     return f"{n} record" if n == 1 else f"{n} records"
 
 
-st.subheader(f"Export · {doc.name}")
-tokenizer = view.tokenizer_label(settings.tokenizer)
+st.subheader(f"Export · {view.md_escape(doc.name)}")
+tokenizer = view.md_escape(view.tokenizer_label(settings.tokenizer))
 st.caption(f"{len(chunks)} chunks at target {settings.target}, hard cap {settings.hard_cap} ({tokenizer}).")
 
 st.markdown("**Chunk set**")

@@ -32,10 +32,10 @@ if opened is None:
 doc, chunks, settings = opened.doc, opened.chunks, opened.settings
 stats = view.summary(chunks, settings.tiny_below)
 
-st.subheader(doc.name)
+st.subheader(view.md_escape(doc.name))
 st.caption(
     f"{doc.byte_count:,} bytes · {doc.line_count:,} lines · "
-    f"{doc.token_count:,} tokens ({view.tokenizer_label(settings.tokenizer)}) · "
+    f"{doc.token_count:,} tokens ({view.md_escape(view.tokenizer_label(settings.tokenizer))}) · "
     f"target {settings.target} · hard cap {settings.hard_cap}"
     + (f" · overlap {settings.overlap}" if settings.overlap else "")
     + (f" · min {settings.min_tokens}" if settings.min_tokens else "")
@@ -68,7 +68,7 @@ with right:
         if query:
             every = len(tree)
             tree = view.rows_matching(tree, query, ["section"])
-            find_col.caption(f"Sections holding “{query}”: {len(tree):,} of {every:,}.")
+            find_col.caption(f"Sections holding “{view.md_escape(query)}”: {len(tree):,} of {every:,}.")
         with page_col:
             first_row, stop_row = rows_shown("Sections", len(tree), f"tree-page-{opened.key[:12]}")
     tree = view.tree_rows(doc, chunks, settings.hard_cap, tree.iloc[first_row:stop_row])
@@ -95,7 +95,7 @@ st.markdown("**Chunks** · choose a row to see its text and highlight it in the 
 table_col, source_col = st.columns([1, 1], gap="medium")
 with table_col:
     first_chunk, stop_chunk = rows_shown("Chunks", len(chunks), f"chunks-page-{opened.key[:12]}")
-    table = view.chunk_rows(chunks[first_chunk:stop_chunk], settings.tiny_below)
+    table = view.chunk_rows(doc, chunks[first_chunk:stop_chunk], settings.tiny_below)
     event = st.dataframe(
         table,
         key=f"chunks-{opened.key[:12]}-{first_chunk}",  # a selection belongs to its page
@@ -167,10 +167,10 @@ with source_col:
 
 if selected is not None:
     chunk = chunks[selected]
-    st.markdown(f"**Selected:** {view.chunk_label(chunk)}")
+    st.markdown(f"**Selected:** {view.md_escape(view.chunk_label(chunk))}")
     flags = view.display_flags(chunk, settings.tiny_below)
     if flags:
-        st.warning("Flags: " + ", ".join(flags))
+        st.warning("Flags: " + view.md_escape(", ".join(flags)))
     names = ["Raw markdown", "Rendered", "contextualize()"]
     if settings.strategy == "optimal":
         names.append("Why this chunk")
@@ -178,7 +178,7 @@ if selected is not None:
     with raw:
         st.code(chunk.markdown, language="markdown", wrap_lines=True)
     with rendered, st.container(border=True):
-        st.markdown(chunk.markdown)  # unsafe_allow_html stays off: HTML in the document shows as text
+        st.html(view.chunk_html(chunk.markdown))  # images and links inert, HTML as text: nothing fetched or run
     with context:
         st.code(chunk.contextualize(), language="markdown", wrap_lines=True)
     if why:

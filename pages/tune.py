@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import asdict
 from typing import Any
 
@@ -93,7 +94,7 @@ opened = frame.current()
 if opened is None:
     st.stop()
 settings = opened.settings
-st.subheader(f"Tune · {opened.doc.name}")
+st.subheader(f"Tune · {view.md_escape(opened.doc.name)}")
 st.caption(
     "Each point chunks the document at one target and hard cap (with the other options as set in the "
     "sidebar). Click a point, or pick it below, to apply it."
@@ -119,7 +120,8 @@ metrics = [
 loaded = st.session_state.get("eval_loaded")  # the question set chosen on the Evaluate page
 if loaded is not None:
     data = _with_recall(opened, data, loaded)
-    metrics.append(("recall_budget", f"Recall within {BUDGET:,} tokens (BM25, {loaded[1].name})"))
+    # plotly reads tags in titles (<a href>, <span style>): the set's name, an upload's, goes in escaped
+    metrics.append(("recall_budget", f"Recall within {BUDGET:,} tokens (BM25, {html.escape(loaded[1].name)})"))
 rows = (len(metrics) + 1) // 2
 fig = make_subplots(rows=rows, cols=2, subplot_titles=[title for _, title in metrics], vertical_spacing=0.4 / rows)
 palette = ["#3b7dd8", "#d9822b", "#2e9e5b", "#9b59c6", "#d64545", "#1f93a8", "#7f8c8d"]
@@ -166,8 +168,9 @@ if loaded is None:
     )
 else:
     st.caption(
-        f"Recall within the budget chunks every document of {loaded[1].name} at each point (the other charts: "
-        f"{opened.doc.name} only) and ranks them with BM25, indexing {loaded[3]} as set on the Evaluate page"
+        f"Recall within the budget chunks every document of {view.md_escape(loaded[1].name)} at each point (the "
+        f"other charts: {view.md_escape(opened.doc.name)} only) and ranks them with BM25, indexing {loaded[3]} as "
+        "set on the Evaluate page"
         + (", not the dense model chosen there: it would take minutes over the grid." if loaded[2] != "bm25" else ".")
     )
 

@@ -491,3 +491,37 @@ def _block_counts(counts: Any, spans: list[tuple[int, int]], byte_spans: list[tu
     return counts.blocks(  # type: ignore[no-any-return]
         [a for a, _ in spans], [b for _, b in spans], [a for a, _ in byte_spans], [b for _, b in byte_spans]
     )
+
+
+def test_a_tokenizer_json_content_counts_as_its_file_does_without_any_file(hf_path: Path) -> None:
+    """hf_tokenizer_from_json: the same counts as the path, named by the content's hash (the same content, the
+    same name), from str or bytes; chunk sets record that name, never a path."""
+    import hashlib
+
+    from chunker.tokens import hf_tokenizer_from_json
+
+    data = hf_path.read_bytes()
+    tok = hf_tokenizer_from_json(data)
+    assert tok.name == f"hf:sha256:{hashlib.sha256(data).hexdigest()[:16]}"
+    assert hf_tokenizer_from_json(data.decode()).name == tok.name
+    assert hf_tokenizer_from_json(data, "hf:mine").name == "hf:mine"
+    by_path = get_tokenizer(hf_path)
+    for text in [*TRAINING_TEXT, "", "a\ud800b", "unseen wörds ✓"]:
+        assert tok.count(text) == by_path.count(text)
+    text = (SAMPLES / "poetry_cli.md").read_text(encoding="utf-8")
+    chunks = chunker.chunk(chunker.parse(text, name="poetry_cli.md", tokenizer=tok), target=128, hard_cap=256)
+    assert chunks.config["tokenizer"] == tok.name
+    with pytest.raises(chunker.TokenizerError, match=r"made from a tokenizer\.json's content"):
+        get_tokenizer(tok.name)  # a name, not a file: the error says what to pass instead
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"{not json", "cannot load the Hugging Face tokenizer"), (b"{}", "cannot load"), (b"\xff\xfe", "not UTF-8")],
+)
+def test_a_malformed_tokenizer_json_content_is_one_clear_error(content: bytes, message: str) -> None:
+    from chunker.tokens import hf_tokenizer_from_json
+
+    with pytest.raises(chunker.TokenizerError, match=message) as caught:
+        hf_tokenizer_from_json(content)
+    assert "\n" not in str(caught.value)

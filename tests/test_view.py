@@ -108,3 +108,164 @@ def test_the_size_histogram_draws_the_bins_with_the_target_and_cap_marked() -> N
     assert bars["type"] == "bar" and list(bars["y"]) == list(counts) and bars["width"] == edges[1] - edges[0]
     assert list(bars["x"]) == [(a + b) / 2 for a, b in itertools.pairwise(edges)]
     assert [shape["x0"] for shape in figure["layout"]["shapes"]] == [256, 512]
+
+
+# -- untrusted text: Markdown, archive names, a chunk rendered ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![](http://198.51.100.9/q.png)",
+        "[x](http://198.51.100.9/)",
+        "<img src=http://198.51.100.9/i.png>",
+        "# heading\n\n- list\n1. item\n===",
+        "**bold** _em_ `code` ~~s~~ $x$ :red[red] |a|b|",
+        "a\\b\x00c\u202ed",
+    ],
+)
+def test_md_escape_leaves_no_markdown_to_interpret(text: str) -> None:
+    """Every ASCII punctuation character is backslash-escaped (CommonMark then shows it as itself), and the
+    text is one line with no control or bidi-override character: no image, link, heading, HTML or emphasis."""
+    from markdown_it import MarkdownIt
+
+    escaped = view.md_escape(text)
+    assert "\n" not in escaped and "\x00" not in escaped and "\u202e" not in escaped
+    rendered = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(escaped)
+    assert rendered.startswith("<p>") and rendered.count("<") == 2, rendered  # one paragraph of text
+    assert "<img" not in rendered and "<a " not in rendered
+
+
+def test_md_escape_keeps_web_addresses_from_becoming_links() -> None:
+    """Streamlit links any http://, https:// or www. in Markdown text after parsing, escaped or not: a word
+    joiner after the scheme (invisible) keeps them text."""
+    text = "see http://198.51.100.9/x, HTTPS://a.b and www.c.d; awww.e stays"
+    shown = view.md_escape(text).replace("\\", "")
+    assert "http://" not in shown.lower() and "www." not in shown.replace("awww.", "")
+    assert shown.replace("\u2060", "") == text
+
+
+HOSTILE_NAMES = [
+    "../../x.md",
+    "/etc/cron.d/evil.md",
+    "C:\\Windows\\evil.md",
+    "dup.md",
+    "dup.md",
+    "DUP.md",
+    "dup-2.md",
+    "..",
+    "",
+    ".hidden.md",
+    "a\x00b\nc.md",
+    "con.md",
+    "chunks.jsonl",
+    "x" * 300 + ".md",
+    "  spaced .md . ",
+]
+
+
+def test_archive_names_are_plain_unique_names_whatever_the_uploads_are_named() -> None:
+    names = view.archive_names(HOSTILE_NAMES, ".json", reserved=["chunks.jsonl"])
+    assert len(names) == len(HOSTILE_NAMES)
+    assert len({n.casefold() for n in names}) == len(names) and "chunks.jsonl" not in names
+    for name in names:
+        assert_safe_member(name)
+    assert names[:6] == ["x.md.json", "evil.md.json", "evil-2.md.json", "dup.md.json", "dup-2.md.json", "DUP-3.md.json"]
+
+
+def assert_safe_member(name: str) -> None:
+    assert name and "/" not in name and "\\" not in name and ".." not in name.split(".json")[0].split("/")
+    assert not name.startswith((".", " ")) and ":" not in name
+    assert all(c.isprintable() for c in name), repr(name)
+    assert len(name) <= view.NAME_CHARS + len("-99.json")
+
+
+def test_the_corpus_zip_reads_back_one_plain_member_per_upload_and_chunks_jsonl() -> None:
+    """Two uploads named dup.md give dup.md.json and dup-2.md.json; ../../x.md and /etc/cron.d/evil.md stay in
+    the archive's top folder; every member is a plain, unique name, one per upload, plus chunks.jsonl."""
+    import io
+    import zipfile
+
+    items = [(name, f'{{"n": {i}}}', f'{{"line": {i}}}\n') for i, name in enumerate(HOSTILE_NAMES)]
+    with zipfile.ZipFile(io.BytesIO(view.chunk_sets_zip(items))) as archive:
+        members = archive.namelist()
+        assert archive.testzip() is None
+        assert members[-1] == "chunks.jsonl" and len(members) == len(HOSTILE_NAMES) + 1
+        assert len(set(members)) == len(members)
+        for member in members[:-1]:
+            assert_safe_member(member)
+        assert [archive.read(m).decode() for m in members[:-1]] == [data for _, data, _ in items]
+        assert archive.read("chunks.jsonl").decode().count("\n") == len(items)
+    assert members[:2] == ["x.md.json", "evil.md.json"] and members[3:5] == ["dup.md.json", "dup-2.md.json"]
+
+
+REMOTE = """# Title ![logo](http://198.51.100.9/h.png)
+
+![alt text](http://198.51.100.9/a.png "t") and [a link](http://198.51.100.9/l) and <http://198.51.100.9/auto>
+
+![ref image][r]
+
+[r]: http://198.51.100.9/r.png
+
+<img src="http://198.51.100.9/i.png" onerror="window.__pwned = 1">
+
+<iframe src="http://198.51.100.9/f"></iframe>
+<link rel="stylesheet" href="http://198.51.100.9/s.css">
+<script src="http://198.51.100.9/s.js"></script>
+<div style="background: url(http://198.51.100.9/bg.png)">x</div>
+
+| a | b |
+|--:|:--|
+| <img src=http://198.51.100.9/t.png> | `code` |
+
+```html" onload="x
+<img src=http://198.51.100.9/c.png>
+```
+"""
+
+
+def test_a_rendered_chunk_fetches_and_runs_nothing() -> None:
+    """Markdown rendered for the Inspect page's "Rendered" tab: images become their alt text, links their
+    text, raw HTML stays text; no tag or attribute that could fetch (src, href, url(), <link>) or run
+    (<script>, on*) is left, and only the tags and attributes of Markdown's own HTML are written."""
+    from html.parser import HTMLParser
+
+    out = view.chunk_html(REMOTE)
+
+    class Tags(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.tags.append((tag, attrs))
+
+    parser = Tags()
+    parser.feed(out.split("</style>", 1)[1])
+    names = {tag for tag, _ in parser.tags}
+    assert names <= {"div", "h1", "p", "span", "table", "thead", "tbody", "tr", "th", "td", "pre", "code"}, names
+    for tag, attrs in parser.tags:
+        for name, value in attrs:
+            assert name in ("class", "title", "style"), (tag, name)
+            assert name != "style" or value in ("text-align:right", "text-align:left"), value
+    assert 'title="image not loaded: http://198.51.100.9/a.png">image: alt text</span>' in out
+    assert '<span class="ci-link" title="http://198.51.100.9/l">a link</span>' in out
+    assert "&lt;script src=" in out and "&lt;iframe" in out and "&lt;img src=" in out  # shown, as text
+    assert "url(" not in out.replace("url(http://198.51.100.9/bg.png)", "")  # only inside the escaped text
+
+
+def test_the_chunk_table_calls_a_chunk_the_preamble_only_when_it_lies_before_the_first_heading() -> None:
+    """A chunk whose breadcrumb is just the document: the preamble before the first heading; the whole
+    document, or the sections merged under the document, are named as what they are."""
+    text = "Intro line.\n\n" + "".join(f"# S{i}\n\nsome words here {i}.\n\n" for i in range(12))
+    text += "# Big\n\n" + "word " * 400 + "\n"
+    doc = chunker.parse(text, name="d.md")
+    merged = list(view.chunk_rows(doc, chunker.chunk(doc, target=64, hard_cap=128, strategy="optimal"))["breadcrumb"])
+    assert merged[:3] == ["(preamble) + S0 + S1", "S2 + S3", "S4 + S5"]
+    apart = list(view.chunk_rows(doc, chunker.chunk(doc, target=64, hard_cap=128, strategy="reference"))["breadcrumb"])
+    assert apart[:3] == ["(preamble)", "S0 + S1 + …", "Big"]
+    whole = chunker.parse("Intro.\n\n# A\n\nalpha\n\n## B\n\nbeta\n", name="w.md")
+    assert list(view.chunk_rows(whole, chunker.chunk(whole))["breadcrumb"]) == ["(whole document)"]
+    flat = chunker.parse("Just text. " * 200 + "\n\nMore text. " * 200, name="f.md")
+    labels = set(view.chunk_rows(flat, chunker.chunk(flat, target=64, hard_cap=128))["breadcrumb"])
+    assert labels == {"(no heading)"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,11 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
+
+
+def plain(markdown: str) -> str:
+    """What Streamlit shows for Markdown the app escaped (``view.md_escape``): the text, without its backslashes."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")  # and the autolink breaks
 
 
 @pytest.fixture(autouse=True)

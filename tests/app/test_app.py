@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import chunker
-from tests.app.conftest import APP
+from tests.app.conftest import APP, plain
 
 WINDOW = 40  # chunks drawn at once in the source view of a long document (pages/inspect_chunks.py)
 
@@ -32,7 +32,7 @@ def source_view(at: AppTest) -> str:
 def test_inspect_opens_the_default_sample_with_the_engines_numbers(app: AppTest) -> None:
     """First start: poetry_cli.md at 256/512; the summary matches the engine and every view is drawn."""
     assert metric(app, "Chunks") == str(engine_count(GUIDE, 256, 512))
-    assert app.subheader[0].value == "poetry_cli.md"
+    assert plain(app.subheader[0].value) == "poetry_cli.md"
     assert len(app.dataframe) == 2  # the heading tree and the chunk table
     assert app.get("plotly_chart"), "the histogram"
     html = source_view(app)
@@ -86,7 +86,7 @@ def test_bad_uploads_get_a_clear_message_and_the_app_keeps_working(app: AppTest)
     for name, data, expected in cases:
         app.file_uploader(key="uploads").set_value((name, data, "text/markdown")).run()
         assert not app.exception, name
-        errors = " ".join(e.value for e in app.sidebar.error)
+        errors = " ".join(plain(e.value) for e in app.sidebar.error)
         assert name in errors and expected in errors, errors
         assert metric(app, "Chunks") == str(engine_count(GUIDE, 256, 512)), "the sample stays open"
 
@@ -96,13 +96,13 @@ def test_a_good_upload_opens_in_inspect(app: AppTest) -> None:
     text = "# Upload\n\nA paragraph.\n\n## Part\n\nMore text here.\n"
     app.file_uploader(key="uploads").set_value(("mine.md", text.encode(), "text/markdown")).run()
     assert not app.exception
-    assert app.subheader[0].value == "mine.md"
+    assert plain(app.subheader[0].value) == "mine.md"
     assert metric(app, "Chunks") == str(engine_count(text, 256, 512))
     app.select_slider(key="hard_cap").set_value(256).run()  # the upload, decoded once, is still the one open
-    assert app.subheader[0].value == "mine.md" and metric(app, "Chunks") == str(engine_count(text, 256, 256))
+    assert plain(app.subheader[0].value) == "mine.md" and metric(app, "Chunks") == str(engine_count(text, 256, 256))
     other = "# Other\n\n" + "Another paragraph, longer than the first one. " * 80 + "\n"
     app.file_uploader(key="uploads").set_value(("other.md", other.encode(), "text/markdown")).run()
-    assert app.subheader[0].value == "other.md" and metric(app, "Chunks") == str(engine_count(other, 256, 256))
+    assert plain(app.subheader[0].value) == "other.md" and metric(app, "Chunks") == str(engine_count(other, 256, 256))
 
 
 def test_a_long_documents_tables_come_a_page_at_a_time(app: AppTest) -> None:
@@ -132,7 +132,7 @@ def test_a_long_documents_tables_come_a_page_at_a_time(app: AppTest) -> None:
     tree = app.dataframe[0].value
     assert list(tree["section"].str.strip()) == ["## Needle"]
     assert tree["chunks"].iloc[0] == f"c{count}"
-    assert any(c.value == "Sections holding “needle”: 1 of 1,301." for c in app.caption)
+    assert any(plain(c.value) == "Sections holding “needle”: 1 of 1,301." for c in app.caption)
 
 
 def test_settings_come_from_the_url_query() -> None:
@@ -215,7 +215,7 @@ def test_corpus_upload_reports_a_bad_file_and_keeps_the_good_ones(app: AppTest) 
     app.file_uploader(key="corpus_uploads").set_value(files).run()
     assert not app.exception
     assert metric(app, "Documents") == "2" and metric(app, "Failed") == "1"
-    assert any("b.md" in e.value and "UTF-8" in e.value for e in app.error)
+    assert any("b.md" in plain(e.value) and "UTF-8" in plain(e.value) for e in app.error)
 
 
 def test_export_offers_json_that_the_engine_reads_back_and_reproducers(app: AppTest) -> None:
@@ -276,7 +276,7 @@ def test_an_uploaded_tokenizer_json_counts_the_chunks(app: AppTest, tmp_path: Pa
 def test_a_broken_tokenizer_json_gets_a_message_and_the_encoding_stays(app: AppTest) -> None:
     app.file_uploader(key="hf_tokenizer").set_value(("tokenizer.json", b"{not json", "application/json")).run()
     assert not app.exception
-    assert any("tokenizer.json" in e.value for e in app.sidebar.error)
+    assert any("tokenizer.json" in plain(e.value) for e in app.sidebar.error)
     assert metric(app, "Chunks") == str(engine_count(GUIDE, 256, 512))
 
 

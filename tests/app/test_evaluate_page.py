@@ -15,6 +15,7 @@ from chunk_inspector.evaluate import Contender, Evaluation, Index, evaluate
 from chunk_inspector.questions import QuestionSet
 from chunk_inspector.retrievers import get_retriever
 from chunk_inspector.view import Settings
+from tests.app.conftest import plain
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 
@@ -113,8 +114,8 @@ def test_choosing_another_question_shows_its_answer(page: AppTest) -> None:
     hit = next(r for r in ev.results if r.at_budget.recall == 1.0)
     page.selectbox(key="eval_question").set_value(hit.question.id).run()
     assert not page.exception
-    assert f"**{hit.question.question}**" in [m.value for m in page.markdown] or any(
-        hit.question.question[:30] in m.value for m in page.markdown
+    assert f"**{hit.question.question}**" in [plain(m.value) for m in page.markdown] or any(
+        hit.question.question[:30] in plain(m.value) for m in page.markdown
     )
     retrieved = page.dataframe[-1].value
     assert "✓" in set(retrieved["holds answer"]), "a hit has its answer among the retrieved chunks"
@@ -129,7 +130,7 @@ def test_a_bad_uploaded_set_shows_the_loaders_message_naming_the_question(page: 
     data = (json.dumps(good) + "\n" + json.dumps(bad) + "\n").encode()
     page.file_uploader(key="eval_upload").set_value(("mine.jsonl", data, "application/jsonl")).run()
     assert not page.exception
-    errors = " ".join(e.value for e in page.error)
+    errors = " ".join(plain(e.value) for e in page.error)
     assert "mine.jsonl" in errors and "'bad7'" in errors and "is not its content" in errors
     assert not page.metric, "nothing is measured on bad labels"
 
@@ -153,7 +154,7 @@ def test_an_uploaded_set_over_the_open_document_is_measured(app: AppTest) -> Non
     assert not app.exception
     assert not app.error
     assert metric(app, "Recall in budget") == "1.000"
-    assert any("1 questions over 1 documents (coast.md)" in c.value for c in app.caption)
+    assert any("1 questions over 1 documents (coast.md)" in plain(c.value) for c in app.caption)
 
 
 def test_installed_peers_are_extra_rows_at_the_same_hard_cap(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
