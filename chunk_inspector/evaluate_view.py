@@ -18,12 +18,11 @@ parsed documents and chunk sets, so a slider move re-uses the app's caches:
 
 from __future__ import annotations
 
-import csv
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pandas as pd
 
@@ -38,7 +37,7 @@ from chunk_inspector.evaluate import (
     QuestionResult,
     evaluate,
 )
-from chunk_inspector.questions import QuestionSet, QuestionSetError, load_question_set, read_question_set
+from chunk_inspector.questions import QuestionSet, QuestionSetError, format_of, load_question_set, read_question_set
 from chunk_inspector.retrievers import Retriever
 from chunk_inspector.view import Outline, Settings, section_path, source_html
 
@@ -115,31 +114,16 @@ def upload_too_large(filename: str, nbytes: int) -> QuestionSetError | None:
 def read_upload(filename: str, data: bytes, documents: Mapping[str, str]) -> QuestionSet:
     """An uploaded set (``.jsonl``, or Chroma's ``.csv``) checked against ``documents``.
 
-    Raises :class:`QuestionSetError` with the loader's message (naming the question) when
-    it does not check out, and for a file over :data:`MAX_SET_BYTES` or one the reader
-    fails on (a CSV field over the csv module's limit, JSON nested too deep).
+    The CLI's reader with the app's size limit (:data:`MAX_SET_BYTES`): the two accept and refuse the
+    same sets. Raises :class:`QuestionSetError` with the reader's one-line message (naming the question).
     """
     too_large = upload_too_large(filename, len(data))
     if too_large is not None:
         raise too_large
-    lower = filename.lower()
-    fmt: Literal["jsonl", "csv"]
-    if lower.endswith(".jsonl"):
-        fmt = "jsonl"
-    elif lower.endswith(".csv"):
-        fmt = "csv"
-    else:
-        raise QuestionSetError(f"{filename}: a question set is a .jsonl file or Chroma's questions_df.csv")
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise QuestionSetError(f"{filename} is not UTF-8 text") from None
-    try:
-        return read_question_set(text, fmt, documents, name=filename)
+        return read_question_set(data, format_of(filename), documents, name=filename, max_bytes=MAX_SET_BYTES)
     except QuestionSetError as exc:
-        raise QuestionSetError(f"{filename}: {exc}") from None
-    except (csv.Error, RecursionError, ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
-        raise QuestionSetError(f"{filename} cannot be read as a question set: {type(exc).__name__}: {exc}") from None
+        raise QuestionSetError(exc if str(exc).startswith(filename) else f"{filename}: {exc}") from None
 
 
 def set_key(questions: QuestionSet) -> str:

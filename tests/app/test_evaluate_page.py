@@ -131,7 +131,7 @@ def test_a_bad_uploaded_set_shows_the_loaders_message_naming_the_question(page: 
     page.file_uploader(key="eval_upload").set_value(("mine.jsonl", data, "application/jsonl")).run()
     assert not page.exception
     errors = " ".join(plain(e.value) for e in page.error)
-    assert "mine.jsonl" in errors and "'bad7'" in errors and "is not its content" in errors
+    assert "mine.jsonl" in errors and "'bad7'" in errors and "is not the document's text there" in errors
     assert not page.metric, "nothing is measured on bad labels"
 
 

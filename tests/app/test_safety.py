@@ -314,7 +314,7 @@ def test_a_question_set_the_reader_fails_on_is_one_error_line(app: AppTest, data
     app.file_uploader(key="eval_upload").set_value((name, data, "text/plain")).run()
     assert not app.exception
     errors = [plain(e.value) for e in app.error]
-    assert len(errors) == 1 and errors[0].startswith(f"This question set is refused: {name} cannot be read")
+    assert len(errors) == 1 and errors[0].startswith(f"This question set is refused: {name}: ")
 
 
 # -- untrusted text is never Markdown ------------------------------------------------------------------------------
