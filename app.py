@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from chunk_inspector import frame
+from chunk_inspector.app import frame
 
 st.set_page_config(page_title="Chunk Inspector", page_icon="🧩", layout="wide")
 

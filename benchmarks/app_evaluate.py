@@ -35,12 +35,12 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 import chunker  # noqa: E402
 from benchmarks.engine import write_section  # noqa: E402
-from chunk_inspector import evaluate_view  # noqa: E402
-from chunk_inspector.evaluate import Contender, evaluate  # noqa: E402
-from chunk_inspector.frame import SIZES  # noqa: E402
-from chunk_inspector.peers import available_peers  # noqa: E402
-from chunk_inspector.retrievers import get_retriever  # noqa: E402
-from chunk_inspector.view import Settings  # noqa: E402
+from chunk_inspector.app import evaluate_view  # noqa: E402
+from chunk_inspector.app.frame import SIZES  # noqa: E402
+from chunk_inspector.app.view import Settings  # noqa: E402
+from chunk_inspector.evaluate.metrics import Contender, evaluate  # noqa: E402
+from chunk_inspector.evaluate.retrievers import get_retriever  # noqa: E402
+from chunk_inspector.peers.chunkers import available_peers  # noqa: E402
 from tests.browser.harness import IDLE, launch, metric, open_app, serve_app  # noqa: E402
 
 GOAL = 2.0  # seconds, from issue 12

@@ -49,8 +49,8 @@ from playwright.async_api import Browser, BrowserContext, Page, async_playwright
 
 import chunker  # noqa: E402
 from benchmarks.engine import publish  # noqa: E402
-from chunk_inspector import cache  # noqa: E402
-from chunk_inspector.frame import MAX_UPLOAD_BYTES, SIZES  # noqa: E402
+from chunk_inspector.app import cache  # noqa: E402
+from chunk_inspector.app.frame import MAX_UPLOAD_BYTES, SIZES  # noqa: E402
 from tests.browser.harness import CHROMIUM_ARGS, IDLE, chromium_path, serve_app_process  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
@@ -181,7 +181,7 @@ def in_flight_peak(path: Path) -> int:
     process with the tokenizer already loaded: what one session's first load holds at its peak."""
     code = (
         "import sys, chunker\n"
-        "from chunk_inspector.view import Settings\n"
+        "from chunk_inspector.app.view import Settings\n"
         "def status(key):\n"
         "    for line in open('/proc/self/status'):\n"
         "        if line.startswith(key): return int(line.split()[1]) * 1024\n"
@@ -354,7 +354,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def baseline(paths: list[Path]) -> list[tuple[float, float, float, float]]:
     """Per document, alone in this process: (MB, parse s, first re-pack s, a later re-pack at a new cap s)."""
-    from chunk_inspector.view import Settings
+    from chunk_inspector.app.view import Settings
 
     out = []
     for path in paths:

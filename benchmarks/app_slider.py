@@ -28,7 +28,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 import chunker  # noqa: E402
 from benchmarks.engine import publish  # noqa: E402
-from chunk_inspector.frame import SIZES  # noqa: E402
+from chunk_inspector.app.frame import SIZES  # noqa: E402
 from tests.browser.harness import IDLE, launch, metric, open_app, serve_app  # noqa: E402
 
 GOAL = 0.5  # seconds, from issue 3

@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 import chunker  # noqa: E402
 from benchmarks.engine import publish  # noqa: E402
 from benchmarks.peers import engine_revision  # noqa: E402
-from chunk_inspector.peers import PEERS, available_peers, peer_version, run_peer  # noqa: E402
+from chunk_inspector.peers.chunkers import PEERS, available_peers, peer_version, run_peer  # noqa: E402
 
 REVISIONS = ROOT / "benchmarks" / "revisions"
 MANIFEST = REVISIONS / "MANIFEST.tsv"
@@ -249,7 +249,7 @@ youtube-dl's READMEs and other pages, each new version changing at least one and
 old version's lines. Every chunker chunks both versions at each hard cap: the engine under each
 strategy at target min({chunker.DEFAULT_TARGET}, cap) and under its default strategy
 ({chunker.DEFAULT_STRATEGY}) at cap/2; the peers at hard_cap=cap, target=cap/2, as
-`chunk_inspector/peers.py` sets them up. *Tokens re-embedded*: the share of the new versions' tokens
+`chunk_inspector/peers/chunkers.py` sets them up. *Tokens re-embedded*: the share of the new versions' tokens
 (cl100k_base, on each chunk's text) in chunks whose exact text was not among the old version's chunk
 texts. *Of them in chunks that touch no changed line*: the part of that share in chunks that hold no
 line difflib marks changed (for a pure deletion, the lines either side of the gap): unchanged text

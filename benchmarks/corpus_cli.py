@@ -1,6 +1,6 @@
 """Directory mode of the CLI on the shared corpus: wall-clock time with --jobs 1 and --jobs 2.
 
-Times ``python -m chunker CORPUS -o OUT --jobs N --quiet`` as a user runs it (a new
+Times ``python -m chunk_inspector CORPUS -o OUT --jobs N --quiet`` as a user runs it (a new
 process, imports and all), the job counts interleaved round by round so that drift
 in the machine's load hits them alike; each figure is the best of ``--repeat``
 rounds. Also timed: the largest document alone, which bounds any parallel run from
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.engine import write_section  # noqa: E402
-from chunk_inspector.corpus import find_markdown  # noqa: E402
+from chunk_inspector.cli.corpus import find_markdown  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
 JOBS = (1, 2)
@@ -39,7 +39,7 @@ def timed(args: list[str]) -> tuple[float, float]:
     """Wall-clock and CPU seconds (user + system, the command and its worker processes) of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "chunker", *args], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "chunk_inspector", *args], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

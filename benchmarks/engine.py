@@ -247,9 +247,9 @@ def main() -> int:
 
 def strategies_table(texts: list[tuple[str, str]], target: int = 256, hard_cap: int = 512) -> str:
     """Each strategy's chunks over the corpus: count, tokens, spread of sizes, chunks under 50 tokens,
-    the share starting at a heading, structural defects (``chunk_inspector.peer_metrics``)."""
-    from chunk_inspector.peer_metrics import measure
-    from chunk_inspector.peers import engine_chunks
+    the share starting at a heading, structural defects (``chunk_inspector.peers.metrics``)."""
+    from chunk_inspector.peers.chunkers import engine_chunks
+    from chunk_inspector.peers.metrics import measure
 
     count = get_tokenizer("cl100k_base").count
     docs = [chunker.parse(text, name=name) for name, text in texts]

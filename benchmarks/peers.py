@@ -1,11 +1,11 @@
 """The engine against the peer chunkers on the shared corpus: quality and speed (issue 5).
 
 Every document of ``../shared/corpus/real/`` goes through our engine (``target=256,
-hard_cap=512``) and each installed peer (``chunk_inspector.peers``: LangChain, LlamaIndex,
+hard_cap=512``) and each installed peer (``chunk_inspector.peers.chunkers``: LangChain, LlamaIndex,
 chonkie, semchunk, semantic-text-splitter, each configured as its documentation recommends
 for Markdown, maximum size 512, 256 for a second size knob), all counting cl100k_base.
 
-Quality (``chunk_inspector.peer_metrics``), summed over the corpus: chunks over the cap on
+Quality (``chunk_inspector.peers.metrics``), summed over the corpus: chunks over the cap on
 recount of what the chunker would embed, chunks with an unbalanced code fence, table pieces
 without their header, heading-only chunks, chunks under 50 tokens, chunks with heading
 metadata, coverage of the source, chunk count and tokens embedded.
@@ -39,8 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 import chunker  # noqa: E402
 from benchmarks.engine import write_section  # noqa: E402
-from chunk_inspector.peer_metrics import ChunkMetrics, measure  # noqa: E402
-from chunk_inspector.peers import (  # noqa: E402
+from chunk_inspector.peers.chunkers import (  # noqa: E402
     PEERS,
     PeerChunk,
     available_peers,
@@ -48,6 +47,7 @@ from chunk_inspector.peers import (  # noqa: E402
     make_splitter,
     peer_version,
 )
+from chunk_inspector.peers.metrics import ChunkMetrics, measure  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
 HARD_CAP, TARGET, SMALL = 512, 256, 50
@@ -258,7 +258,7 @@ def main() -> int:
         "",
         *speed_table(best),
         "",
-        "Peers as configured (`chunk_inspector/peers.py`):",
+        "Peers as configured (`chunk_inspector/peers/chunkers.py`):",
         "",
         *[f"- {PEERS[p].label} {peer_version(p)}: {PEERS[p].recipe}." for p in peers],
         "",

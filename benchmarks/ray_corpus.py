@@ -1,6 +1,6 @@
 """The shared corpus through `--jobs 1`, `--jobs 2` and `--ray` (a local Ray): throughput and start-up cost.
 
-Times ``python -m chunker CORPUS -o OUT --quiet`` with ``--jobs 1``, ``--jobs 2`` and ``--ray``
+Times ``python -m chunk_inspector CORPUS -o OUT --quiet`` with ``--jobs 1``, ``--jobs 2`` and ``--ray``
 as a user runs it (a new process: imports, and for ``--ray`` starting and stopping a local
 Ray on this machine's cores), the three interleaved round by round so that drift in the
 machine's load hits them alike; each figure is the best of ``--repeat`` rounds. Start-up is
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.corpus_cli import timed  # noqa: E402
 from benchmarks.engine import publish  # noqa: E402
-from chunk_inspector.corpus import find_markdown  # noqa: E402
+from chunk_inspector.cli.corpus import find_markdown  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
 RUNS = {"jobs1": ["--jobs", "1"], "jobs2": ["--jobs", "2"], "ray": ["--ray"]}

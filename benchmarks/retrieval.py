@@ -39,10 +39,10 @@ sys.path.insert(0, str(ROOT))
 import chunker  # noqa: E402
 from benchmarks.engine import write_section  # noqa: E402
 from benchmarks.peers import engine_revision  # noqa: E402
-from chunk_inspector.evaluate import BUDGET, Contender, Evaluation, K, evaluate  # noqa: E402
-from chunk_inspector.peers import available_peers, peer_version  # noqa: E402
-from chunk_inspector.questions import QuestionSet, load_question_set  # noqa: E402
-from chunk_inspector.retrievers import Retriever, get_retriever  # noqa: E402
+from chunk_inspector.evaluate.metrics import BUDGET, Contender, Evaluation, K, evaluate  # noqa: E402
+from chunk_inspector.evaluate.questions import QuestionSet, load_question_set  # noqa: E402
+from chunk_inspector.evaluate.retrievers import Retriever, get_retriever  # noqa: E402
+from chunk_inspector.peers.chunkers import available_peers, peer_version  # noqa: E402
 
 RETRIEVAL = ROOT.parent / "shared" / "corpus" / "retrieval"
 SETS = {

@@ -1,1 +1,3 @@
-"""Chunk Inspector's front ends over the ``chunker`` engine: the command line (and the app)."""
+"""Chunk Inspector's layers over the ``chunker`` engine: the command line (:mod:`.cli`), retrieval
+evaluation (:mod:`.evaluate`), the app's helpers (:mod:`.app`), pipelines (:mod:`.pipelines`) and the
+peer chunkers (:mod:`.peers`); :mod:`.files` reads and writes every file they touch (docs/SECURITY.md)."""

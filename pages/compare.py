@@ -8,7 +8,9 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 import chunker
-from chunk_inspector import frame, peer_metrics, peers, view
+from chunk_inspector.app import frame, view
+from chunk_inspector.peers import chunkers as peers
+from chunk_inspector.peers import metrics as peer_metrics
 
 
 def _column_html(chunks: Sequence[chunker.Chunk], differs: set[int], tiny_below: int) -> str:

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 import chunker
-from chunk_inspector import frame, view
+from chunk_inspector.app import frame, view
 
 opened = frame.current()
 if opened is None:

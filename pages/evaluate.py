@@ -9,12 +9,13 @@ import importlib.util
 import streamlit as st
 
 import chunker
-from chunk_inspector import cache, evaluate_view, frame, peers
-from chunk_inspector.evaluate import BUDGET, Contender, Evaluation, K, evaluate
-from chunk_inspector.evaluate_view import INDEXES, EngineRun
-from chunk_inspector.questions import QuestionSet, QuestionSetError
-from chunk_inspector.retrievers import Retriever, get_retriever
-from chunk_inspector.view import Settings, md_escape
+from chunk_inspector.app import cache, evaluate_view, frame
+from chunk_inspector.app.evaluate_view import INDEXES, EngineRun
+from chunk_inspector.app.view import Settings, md_escape
+from chunk_inspector.evaluate.metrics import BUDGET, Contender, Evaluation, K, evaluate
+from chunk_inspector.evaluate.questions import QuestionSet, QuestionSetError
+from chunk_inspector.evaluate.retrievers import Retriever, get_retriever
+from chunk_inspector.peers import chunkers as peers
 
 SOURCES = ("Bundled (samples)", "Upload")
 _CSS = """<style>
@@ -104,7 +105,7 @@ def _peer_run(key: str, peer: str, hard_cap: int, target: int, retriever: str, _
 
 @st.cache_resource(max_entries=8, show_spinner="Counting the dense model's word pieces…")
 def _truncated(key: str, settings: Settings, index: str, _run: EngineRun) -> float:
-    from chunk_inspector.dense import DenseRetriever
+    from chunk_inspector.evaluate.dense import DenseRetriever
 
     retriever = _retriever("dense")
     assert isinstance(retriever, DenseRetriever)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from chunk_inspector import frame, view
+from chunk_inspector.app import frame, view
 
 opened = frame.current()
 if opened is None:

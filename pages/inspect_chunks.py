@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from chunk_inspector import frame, view
+from chunk_inspector.app import frame, view
 from chunker.optimal import cost_terms
 
 WINDOW = 40  # chunks drawn at once in the source view of a long document

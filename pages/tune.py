@@ -11,9 +11,9 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
-from chunk_inspector import evaluate_view, frame, view
-from chunk_inspector.evaluate import BUDGET
-from chunk_inspector.retrievers import get_retriever
+from chunk_inspector.app import evaluate_view, frame, view
+from chunk_inspector.evaluate.metrics import BUDGET
+from chunk_inspector.evaluate.retrievers import get_retriever
 
 TARGETS = [64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048]
 CAPS = [128, 256, 512, 768, 1024, 2048, 4096]

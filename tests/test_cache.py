@@ -1,4 +1,4 @@
-"""chunk_inspector.cache: the app's memory-bounded LRU cache (order, pins, accounting, eviction, threads)
+"""chunk_inspector.app.cache: the app's memory-bounded LRU cache (order, pins, accounting, eviction, threads)
 and the measured sizes it budgets with, checked against tracemalloc on real parses."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunk_inspector import cache
-from chunk_inspector.cache import MemoryCache
+from chunk_inspector.app import cache
+from chunk_inspector.app.cache import MemoryCache
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunk_inspector.cli import main
-from chunk_inspector.view import Settings
+from chunk_inspector.app.view import Settings
+from chunk_inspector.cli.commands import main
 
 TEXT = "# Guide\n\nSome words. More words here.\n\n## Part\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
 

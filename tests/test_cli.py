@@ -18,7 +18,7 @@ GUIDE = "# Guide\n\nIntro text.\n\n## Install\n\n" + "Run the installer and wait
 
 def cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "chunker", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
+        [sys.executable, "-m", "chunk_inspector", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
     )
 
 
@@ -30,7 +30,7 @@ def guide(tmp_path: Path) -> Path:
 
 
 def test_writes_a_chunk_set_json_to_stdout(guide: Path) -> None:
-    """`python -m chunker FILE` prints JSON that ChunkSet.from_json reads back."""
+    """`python -m chunk_inspector FILE` prints JSON that ChunkSet.from_json reads back."""
     result = cli(guide, "--target", "64", "--hard-cap", "128")
     assert result.returncode == 0, result.stderr
     chunks = chunker.ChunkSet.from_json(result.stdout)
@@ -258,7 +258,7 @@ def test_progress_bar_redraws_in_place_on_a_terminal(tmp_path: Path) -> None:
     leader, follower = pty.openpty()
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "chunker", str(src), "-o", str(out)],
+            [sys.executable, "-m", "chunk_inspector", str(src), "-o", str(out)],
             stderr=follower,
             stdout=subprocess.PIPE,
             timeout=120,
@@ -296,7 +296,7 @@ def test_ctrl_c_stops_a_parallel_run_at_once_with_status_130(tmp_path: Path) -> 
     for n in range(6):
         (src / f"big{n}.md").write_text(f"# Big {n}\n\n{body}", encoding="utf-8")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "chunker", str(src), "-o", str(tmp_path / "out"), "--jobs", "2"],
+        [sys.executable, "-m", "chunk_inspector", str(src), "-o", str(tmp_path / "out"), "--jobs", "2"],
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,

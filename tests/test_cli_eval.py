@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunk_inspector.cli import main
-from chunk_inspector.evaluate import Contender, evaluate
-from chunk_inspector.questions import load_question_set
-from chunk_inspector.retrievers import BM25Retriever
+from chunk_inspector.cli.commands import main
+from chunk_inspector.evaluate.metrics import Contender, evaluate
+from chunk_inspector.evaluate.questions import load_question_set
+from chunk_inspector.evaluate.retrievers import BM25Retriever
 
 GUIDE = """# Gizmo guide
 
@@ -100,17 +100,17 @@ def test_bad_sets_and_options_are_one_line_errors(tmp_path: Path, capsys: pytest
 def test_peers_without_any_installed_says_how_to_get_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("chunk_inspector.cli.available_peers", lambda: [])
+    monkeypatch.setattr("chunk_inspector.cli.commands.available_peers", lambda: [])
     path = write_set(tmp_path)
     assert main(["eval", str(path), "--root", str(tmp_path / "docs"), "--peers", "-q"]) == 2
     assert "no peer chunker is installed" in capsys.readouterr().err
 
 
 def test_the_console_script_runs(tmp_path: Path) -> None:
-    """As a user types it: `python -m chunker eval SET --root DIR` prints the table, progress on stderr."""
+    """As a user types it: `python -m chunk_inspector eval SET --root DIR` prints the table, progress on stderr."""
     path = write_set(tmp_path)
     done = subprocess.run(
-        [sys.executable, "-m", "chunker", "eval", str(path), "--root", str(tmp_path / "docs")],
+        [sys.executable, "-m", "chunk_inspector", "eval", str(path), "--root", str(tmp_path / "docs")],
         capture_output=True,
         text=True,
         check=False,

@@ -1,4 +1,4 @@
-"""The dense retriever (chunk_inspector/dense.py) with the real all-MiniLM-L6-v2, offline.
+"""The dense retriever (chunk_inspector/evaluate/dense.py) with the real all-MiniLM-L6-v2, offline.
 
 `make setup` installs the [dense] extra (CPU torch), so these run in CI; they skip only where
 sentence-transformers is not installed at all. The model loads once for the module.
@@ -16,7 +16,7 @@ import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # before sentence-transformers (huggingface_hub) is imported
 
-from chunk_inspector import dense
+from chunk_inspector.evaluate import dense
 from chunker.errors import ChunkerError
 
 pytestmark = pytest.mark.skipif(

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import pytest
 
 import chunker
-from chunk_inspector.evaluate import Contender, IndexedChunk, evaluate, index_chunks, span_scores
-from chunk_inspector.questions import read_question_set
-from chunk_inspector.retrievers import BM25Retriever, top_indexes
+from chunk_inspector.evaluate.metrics import Contender, IndexedChunk, evaluate, index_chunks, span_scores
+from chunk_inspector.evaluate.questions import read_question_set
+from chunk_inspector.evaluate.retrievers import BM25Retriever, top_indexes
 
 
 def test_recall_precision_iou_of_one_chunk_over_half_a_reference() -> None:
@@ -157,7 +157,7 @@ def test_context_index_puts_the_breadcrumb_in_front_and_counts_it() -> None:
 
 
 def test_unknown_peer_is_refused() -> None:
-    from chunk_inspector.peers import PeerError
+    from chunk_inspector.peers.chunkers import PeerError
 
     with pytest.raises(PeerError, match="unknown peer 'nope'"):
         Contender.of_peer("nope", 256)

@@ -1,4 +1,4 @@
-"""chunk_inspector.evaluate_view: what the Evaluate page shows, computed without Streamlit."""
+"""chunk_inspector.app.evaluate_view: what the Evaluate page shows, computed without Streamlit."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunk_inspector import evaluate_view
-from chunk_inspector.evaluate import Contender, Index, evaluate
-from chunk_inspector.questions import QuestionSet, QuestionSetError, read_question_set
-from chunk_inspector.retrievers import get_retriever
-from chunk_inspector.view import Settings
+from chunk_inspector.app import evaluate_view
+from chunk_inspector.app.view import Settings
+from chunk_inspector.evaluate.metrics import Contender, Index, evaluate
+from chunk_inspector.evaluate.questions import QuestionSet, QuestionSetError, read_question_set
+from chunk_inspector.evaluate.retrievers import get_retriever
 
 DOC = (
     "# Harbour guide\n\nBoats moor at the north quay.\n\n"

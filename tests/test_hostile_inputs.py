@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chunker
-from chunk_inspector.cli import main
+from chunk_inspector.cli.commands import main
+from chunk_inspector.evaluate.questions import QuestionSetError, load_question_set, read_question_set
 from chunk_inspector.files import AtomicFile, FileRefused, read_bytes, under_root
-from chunk_inspector.questions import QuestionSetError, load_question_set, read_question_set
 
 SECRET = "TOPSECRET-do-not-print"
 DOC = "# Guide\n\nThe answer is forty-two.\n\n## More\n\nOther words here.\n"

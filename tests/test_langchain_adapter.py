@@ -1,4 +1,4 @@
-"""The LangChain TextSplitter (chunk_inspector.langchain) against the real langchain-text-splitters."""
+"""The LangChain TextSplitter (chunk_inspector.pipelines.langchain) against the real langchain-text-splitters."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import chunker
-from chunk_inspector.extras import METADATA_KEYS, MissingExtraError
+from chunk_inspector.pipelines.extras import METADATA_KEYS, MissingExtraError
 from tests.readme_snippets import readme_blocks
 
 pytest.importorskip("langchain_text_splitters", reason="the [langchain] extra is not installed")
@@ -17,7 +17,7 @@ pytest.importorskip("langchain_text_splitters", reason="the [langchain] extra is
 from langchain_core.documents import Document
 from langchain_text_splitters import TextSplitter
 
-from chunk_inspector.langchain import MarkdownChunkSplitter
+from chunk_inspector.pipelines.langchain import MarkdownChunkSplitter
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_docs"
@@ -97,9 +97,9 @@ def test_transform_documents_is_split_documents() -> None:
 
 def test_missing_langchain_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "langchain_text_splitters", None)
-    monkeypatch.delitem(sys.modules, "chunk_inspector.langchain")
+    monkeypatch.delitem(sys.modules, "chunk_inspector.pipelines.langchain")
     with pytest.raises(MissingExtraError, match=r"pip install 'chunk-inspector\[langchain\]'"):
-        import chunk_inspector.langchain  # noqa: F401
+        import chunk_inspector.pipelines.langchain  # noqa: F401
 
 
 def test_readme_snippet_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:

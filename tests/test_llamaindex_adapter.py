@@ -1,4 +1,4 @@
-"""The LlamaIndex NodeParser (chunk_inspector.llamaindex) against the real llama-index-core."""
+"""The LlamaIndex NodeParser (chunk_inspector.pipelines.llamaindex) against the real llama-index-core."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import chunker
-from chunk_inspector.extras import METADATA_KEYS, MissingExtraError
+from chunk_inspector.pipelines.extras import METADATA_KEYS, MissingExtraError
 from tests.readme_snippets import readme_blocks
 
 pytest.importorskip("llama_index.core", reason="the [llamaindex] extra is not installed")
@@ -22,7 +22,7 @@ from llama_index.core.retrievers import (
 )
 from llama_index.core.schema import MetadataMode, NodeRelationship, NodeWithScore, QueryBundle, TextNode
 
-from chunk_inspector.llamaindex import MarkdownChunkNodeParser
+from chunk_inspector.pipelines.llamaindex import MarkdownChunkNodeParser
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT = (ROOT / "sample_docs" / "poetry_cli.md").read_text(encoding="utf-8")
@@ -134,9 +134,9 @@ def test_auto_merging_retrieval_merges_into_our_section() -> None:
 
 def test_missing_llama_index_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "llama_index.core", None)
-    monkeypatch.delitem(sys.modules, "chunk_inspector.llamaindex")
+    monkeypatch.delitem(sys.modules, "chunk_inspector.pipelines.llamaindex")
     with pytest.raises(MissingExtraError, match=r"pip install 'chunk-inspector\[llamaindex\]'"):
-        import chunk_inspector.llamaindex  # noqa: F401
+        import chunk_inspector.pipelines.llamaindex  # noqa: F401
 
 
 def test_readme_snippet_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:

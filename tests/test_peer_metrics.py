@@ -1,10 +1,11 @@
-"""Quality measures used to compare chunkers (chunk_inspector.peer_metrics), on hand-made chunks."""
+"""Quality measures used to compare chunkers (chunk_inspector.peers.metrics), on hand-made chunks."""
 
 from __future__ import annotations
 
 import pytest
 
-from chunk_inspector.peer_metrics import (
+from chunk_inspector.peers.chunkers import PeerChunk
+from chunk_inspector.peers.metrics import (
     ChunkMetrics,
     Table,
     coverage,
@@ -14,7 +15,6 @@ from chunk_inspector.peer_metrics import (
     source_tables,
     unbalanced_fence,
 )
-from chunk_inspector.peers import PeerChunk
 
 FENCE = "```"
 

@@ -1,4 +1,4 @@
-"""Peer adapters (chunk_inspector.peers): import-safe without peers, clean errors, valid chunks when installed."""
+"""Peer adapters (chunk_inspector.peers.chunkers): import-safe without peers, clean errors, valid chunks."""
 
 from __future__ import annotations
 
@@ -10,8 +10,16 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunk_inspector import peers
-from chunk_inspector.peers import PEERS, PeerChunk, PeerError, available_peers, engine_chunks, peer_version, run_peer
+from chunk_inspector.peers import chunkers as peers
+from chunk_inspector.peers.chunkers import (
+    PEERS,
+    PeerChunk,
+    PeerError,
+    available_peers,
+    engine_chunks,
+    peer_version,
+    run_peer,
+)
 
 from .conftest import ROOT, SAMPLES
 
@@ -34,7 +42,7 @@ def no_peer_installed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_importing_and_listing_peers_imports_no_peer_package() -> None:
     code = (
-        "import sys, chunk_inspector.peers as p, chunk_inspector.peer_metrics; p.available_peers(); "
+        "import sys, chunk_inspector.peers.chunkers as p, chunk_inspector.peers.metrics; p.available_peers(); "
         f"print(sorted(m for m in sys.modules if m.split('.')[0] in {PEER_MODULES!r}))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -118,7 +126,7 @@ def test_installed_peer_chunks_a_sample_in_order_with_true_spans(name: str) -> N
 
 def test_a_chunk_whose_white_space_was_reflowed_is_found_by_its_words() -> None:
     """LangChain's header splitter joins stripped lines with '  \\n': the chunk is located all the same."""
-    from chunk_inspector.peers import _locate
+    from chunk_inspector.peers.chunkers import _locate
 
     source = "# Title\n\nFirst line\nsecond line.\n\n## Next\n\nMore text.\n"
     reflowed = "# Title  \nFirst line  \nsecond line."

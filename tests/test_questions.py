@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chunk_inspector.questions import QuestionSetError, load_question_set, read_question_set
+from chunk_inspector.evaluate.questions import QuestionSetError, load_question_set, read_question_set
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "retrieval"
 TEXT = "# Title\r\n\r\nThe answer is forty-two.\r\n"

@@ -1,4 +1,4 @@
-"""Ray Data (chunk_inspector.ray_data): the callable, `chunker DIR -o OUT --ray`, error rows, the README snippet.
+"""Ray Data (pipelines.ray_data, cli.ray_run): the callable, `chunker DIR -o OUT --ray`, error rows, the snippet.
 
 Ray runs in local mode, started once for the module (two CPUs, no dashboard).
 """
@@ -15,14 +15,15 @@ from typing import Any
 import pytest
 
 import chunker
-from chunk_inspector.cli import main
-from chunk_inspector.corpus import CorpusSettings, find_markdown
+from chunk_inspector.cli.commands import main
+from chunk_inspector.cli.corpus import CorpusSettings, find_markdown
 from tests.readme_snippets import readme_blocks
 
 ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from chunk_inspector.ray_data import ROW_FIELDS, ChunkRows, error_row, run_ray, schema  # noqa: E402
+from chunk_inspector.cli.ray_run import run_ray  # noqa: E402
+from chunk_inspector.pipelines.ray_data import ROW_FIELDS, ChunkRows, error_row, schema  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_docs"
@@ -193,8 +194,8 @@ class TestRayCli:
 
 def test_missing_ray_names_the_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Without Ray, `--ray` is a usage error naming `pip install 'chunk-inspector[ray]'`, not a traceback."""
-    from chunk_inspector.extras import MissingExtraError
-    from chunk_inspector.ray_data import _ray
+    from chunk_inspector.cli.ray_run import _ray
+    from chunk_inspector.pipelines.extras import MissingExtraError
 
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'chunk-inspector\[ray\]'"):

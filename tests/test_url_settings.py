@@ -1,4 +1,4 @@
-"""The rules from a link's query to the sidebar's settings (chunk_inspector.url_settings), without Streamlit:
+"""The rules from a link's query to the sidebar's settings (chunk_inspector.app.url_settings), without Streamlit:
 whatever a link holds, only valid settings come out, the corrected link reads back unchanged, and every
 changed value is named in a note."""
 
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
-from chunk_inspector import url_settings
-from chunk_inspector.url_settings import (
+from chunk_inspector.app import url_settings
+from chunk_inspector.app.url_settings import (
     MAX_MIN_TOKENS,
     MAX_OVERLAP,
     SIZES,
@@ -22,7 +22,7 @@ from chunk_inspector.url_settings import (
     build_settings,
     check_query,
 )
-from chunk_inspector.view import Settings
+from chunk_inspector.app.view import Settings
 
 SAMPLES = ["a.md", "poetry_cli.md", "z.md"]
 DEFAULT = "poetry_cli.md"

@@ -1,4 +1,4 @@
-"""chunk_inspector.view: the heading tree's chunk lists against their definition."""
+"""chunk_inspector.app.view: the heading tree's chunk lists against their definition."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import chunker
-from chunk_inspector import view
+from chunk_inspector.app import view
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 

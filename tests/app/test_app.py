@@ -175,7 +175,7 @@ def test_compare_shows_both_settings_and_marks_differing_boundaries(app: AppTest
 
 def test_compare_offers_an_installed_peer_as_a_third_column(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
     """With a peer present (a stand-in here: the real ones live in .venv-peers), its chunks fill a third column."""
-    from chunk_inspector import peers
+    from chunk_inspector.peers import chunkers as peers
 
     def fake_run(name: str, text: str, *, hard_cap: int = 512, target: int = 256) -> list[peers.PeerChunk]:
         return [peers.PeerChunk(text=part) for part in text.split("\n\n") if part.strip()]
@@ -227,7 +227,7 @@ def test_export_offers_json_that_the_engine_reads_back_and_reproducers(app: AppT
     code = [c.value for c in app.code]
     snippet = next(c for c in code if "chunker.chunk(" in c)
     assert "target=256" in snippet and "hard_cap=512" in snippet
-    command = next(c for c in code if c.startswith("python -m chunker"))
+    command = next(c for c in code if c.startswith("chunker "))
     assert "--target 256 --hard-cap 512" in command
     first = app.get("json")[0].proto.body
     assert json.loads(first)["id"] == "c1"

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from chunk_inspector import evaluate_view
-from chunk_inspector.evaluate import Contender, Evaluation, Index, evaluate
-from chunk_inspector.questions import QuestionSet
-from chunk_inspector.retrievers import get_retriever
-from chunk_inspector.view import Settings
+from chunk_inspector.app import evaluate_view
+from chunk_inspector.app.view import Settings
+from chunk_inspector.evaluate.metrics import Contender, Evaluation, Index, evaluate
+from chunk_inspector.evaluate.questions import QuestionSet
+from chunk_inspector.evaluate.retrievers import get_retriever
 from tests.app.conftest import plain
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -42,7 +42,7 @@ def html(at: AppTest) -> str:
 @pytest.fixture(autouse=True)
 def _no_peers(monkeypatch: pytest.MonkeyPatch) -> None:
     """The engine alone, whatever peers this environment has (a test below stands one in)."""
-    from chunk_inspector import peers
+    from chunk_inspector.peers import chunkers as peers
 
     monkeypatch.setattr(peers, "available_peers", lambda: [])
 
@@ -159,7 +159,7 @@ def test_an_uploaded_set_over_the_open_document_is_measured(app: AppTest) -> Non
 
 def test_installed_peers_are_extra_rows_at_the_same_hard_cap(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A peer present (a stand-in for chonkie here: the real ones live in .venv-peers) adds its row."""
-    from chunk_inspector import peers
+    from chunk_inspector.peers import chunkers as peers
 
     def fake_run(name: str, text: str, *, hard_cap: int = 512, target: int = 256) -> list[peers.PeerChunk]:
         out, at = [], 0

@@ -11,8 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import chunker
-from chunk_inspector import cache, frame
-from chunk_inspector.view import Settings
+from chunk_inspector.app import cache, frame
+from chunk_inspector.app.view import Settings
 from tests.app.conftest import APP, plain
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"

@@ -17,7 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import chunker
-from chunk_inspector import evaluate_view, frame, view
+from chunk_inspector.app import evaluate_view, frame, view
 from tests.app.conftest import APP, plain
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -124,7 +124,7 @@ def test_an_unexpected_error_in_a_page_is_one_line_and_the_trace_goes_to_the_log
 
 
 def test_an_error_in_the_sidebar_is_one_line_and_the_page_is_not_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    from chunk_inspector import url_settings
+    from chunk_inspector.app import url_settings
 
     def broken(*args: object) -> None:
         raise ValueError("bad")

@@ -8,9 +8,9 @@ from pathlib import Path
 from playwright.sync_api import Locator, Page, expect
 
 import chunker
-from chunk_inspector.evaluate import Contender, evaluate
-from chunk_inspector.evaluate_view import load_bundled
-from chunk_inspector.retrievers import get_retriever
+from chunk_inspector.app.evaluate_view import load_bundled
+from chunk_inspector.evaluate.metrics import Contender, evaluate
+from chunk_inspector.evaluate.retrievers import get_retriever
 from tests.browser.harness import IDLE, metric, open_app, serve_app
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"

@@ -13,7 +13,7 @@ hidden names and the output folder, in sorted relative-path order. Work is hande
 out largest file first (so one big document does not finish last on its own), and
 every file is written here, in the driving process, in path order whatever order the
 work completes in: the output is byte-identical for any number of processes, and
-``--ray`` (:mod:`chunk_inspector.ray_data`) writes the same files through the same
+``--ray`` (:mod:`chunk_inspector.pipelines.ray_data`) writes the same files through the same
 :class:`OutputWriter`.
 
 Every file is untrusted (docs/SECURITY.md). A document that cannot be named (its name is not

@@ -3,9 +3,9 @@
 The method, one function a step:
 
 1. :func:`index_chunks`: chunk every document of the set with a :class:`Contender` (the
-   engine at some settings, or a peer of :mod:`chunk_inspector.peers`) into
+   engine at some settings, or a peer of :mod:`chunk_inspector.peers.chunkers`) into
    :class:`IndexedChunk` values: the source span, the text to index, its tokens;
-2. a retriever (:mod:`chunk_inspector.retrievers`) ranks all chunks of all documents for
+2. a retriever (:mod:`chunk_inspector.evaluate.retrievers`) ranks all chunks of all documents for
    each question, as one index would;
 3. :func:`span_scores`: recall, precision and IoU of the retrieved spans against the
    reference excerpts, counted in characters, at ``k`` chunks and within a token budget;
@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import chunker
-from chunk_inspector.questions import Question, QuestionSet
-from chunk_inspector.retrievers import Retriever
+from chunk_inspector.evaluate.questions import Question, QuestionSet
+from chunk_inspector.evaluate.ranking import Retriever
 
 __all__ = [
     "BUDGET",
@@ -91,7 +91,7 @@ class Contender:
     @classmethod
     def of_peer(cls, name: str, hard_cap: int, target: int | None = None) -> Contender:
         """The peer ``name`` at this hard cap (and ``target`` where it has a second size; default half the cap)."""
-        from chunk_inspector.peers import PEERS, PeerError
+        from chunk_inspector.peers.chunkers import PEERS, PeerError
 
         if name not in PEERS:
             raise PeerError(f"unknown peer {name!r}: choose one of {', '.join(PEERS)}")
@@ -243,7 +243,7 @@ def index_chunks(
                 tokens = c.token_count if exact else count(indexed)
                 out.append(IndexedChunk(name, (c.char_span[0], c.char_span[1]), indexed, tokens))
         else:
-            from chunk_inspector.peers import run_peer
+            from chunk_inspector.peers.chunkers import run_peer
 
             for p in run_peer(contender.peer, text, hard_cap=contender.hard_cap, target=contender.target):
                 out.append(IndexedChunk(name, p.char_span, p.embedded, count(p.embedded)))

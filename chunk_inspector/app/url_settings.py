@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import chunker
-from chunk_inspector.view import Settings
+from chunk_inspector.app.view import Settings
 
 __all__ = [
     "DEFAULTS",

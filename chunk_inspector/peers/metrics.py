@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from chunk_inspector.peers import PeerChunk
+from chunk_inspector.peers.chunkers import PeerChunk
 
 __all__ = [
     "SMALL_TOKENS",

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 import chunker
-from chunk_inspector.retrievers import top_indexes
+from chunk_inspector.evaluate.ranking import top_indexes
 from chunker.errors import ChunkerError
 
 __all__ = [

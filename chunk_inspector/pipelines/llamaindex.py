@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chunk_inspector.extras import METADATA_KEYS, chunk_metadata, require
+from chunk_inspector.pipelines.extras import METADATA_KEYS, chunk_metadata, require
 
-require("llama_index.core", "llamaindex", "chunk_inspector.llamaindex")
+require("llama_index.core", "llamaindex", "chunk_inspector.pipelines.llamaindex")
 
 from llama_index.core.bridge.pydantic import Field  # noqa: E402
 from llama_index.core.node_parser import NodeParser  # noqa: E402

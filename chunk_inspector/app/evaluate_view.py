@@ -2,7 +2,7 @@
 
 The page (``pages/evaluate.py``) reads the sidebar's settings, calls these through its
 cached wrappers and renders what they return; tests call them directly. The evaluation
-itself is :mod:`chunk_inspector.evaluate` (``EVAL.md`` §2); this module feeds it the app's
+itself is :mod:`chunk_inspector.evaluate.metrics` (``EVAL.md`` §2); this module feeds it the app's
 parsed documents and chunk sets, so a slider move re-uses the app's caches:
 
 - :func:`load_bundled` / :func:`read_upload`: the bundled question set over the samples, or
@@ -27,7 +27,8 @@ from typing import Any
 import pandas as pd
 
 import chunker
-from chunk_inspector.evaluate import (
+from chunk_inspector.app.view import Outline, Settings, section_path, source_html
+from chunk_inspector.evaluate.metrics import (
     BUDGET,
     Contender,
     Evaluation,
@@ -37,9 +38,14 @@ from chunk_inspector.evaluate import (
     QuestionResult,
     evaluate,
 )
-from chunk_inspector.questions import QuestionSet, QuestionSetError, format_of, load_question_set, read_question_set
-from chunk_inspector.retrievers import Retriever
-from chunk_inspector.view import Outline, Settings, section_path, source_html
+from chunk_inspector.evaluate.questions import (
+    QuestionSet,
+    QuestionSetError,
+    format_of,
+    load_question_set,
+    read_question_set,
+)
+from chunk_inspector.evaluate.ranking import Retriever
 
 __all__ = [
     "BUNDLED",

@@ -4,7 +4,7 @@
 :func:`current` to get the open document, its chunk set and the settings.
 Parsing and counting are cached per (text, name, tokenizer); a slider move only
 re-packs (itself cached per settings). Both live in the server's one memory-bounded
-cache (:mod:`chunk_inspector.cache`), pinned while a run uses them; app.py calls
+cache (:mod:`chunk_inspector.app.cache`), pinned while a run uses them; app.py calls
 :func:`release` at the end of every run.
 """
 
@@ -28,9 +28,9 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import chunker
-from chunk_inspector import cache, url_settings, view
-from chunk_inspector.url_settings import SIZES, SOURCES, TOKENIZERS
-from chunk_inspector.view import Settings, md_escape
+from chunk_inspector.app import cache, url_settings, view
+from chunk_inspector.app.url_settings import SIZES, SOURCES, TOKENIZERS
+from chunk_inspector.app.view import Settings, md_escape
 from chunker.decode import decode_markdown
 from chunker.tokens import HF_MEMORY_PREFIX, hf_tokenizer_from_json
 
@@ -58,7 +58,7 @@ __all__ = [
     "tokenizer_for",
 ]
 
-SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_docs"
+SAMPLES_DIR = Path(__file__).resolve().parents[2] / "sample_docs"
 DEFAULT_SAMPLE = "poetry_cli.md"
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # the engine does ~1 MB/s; beyond this a page would stall
 MAX_TOKENIZER_BYTES = 20 * 1000 * 1000  # a large model's tokenizer.json is 2-10 MB
@@ -87,7 +87,7 @@ def digest(text: str) -> str:
 
 
 def document_key(key: str, name: str, tokenizer: str) -> tuple[str, str, str, str]:
-    """The shared cache's key of a parsed document (:mod:`chunk_inspector.cache`)."""
+    """The shared cache's key of a parsed document (:mod:`chunk_inspector.app.cache`)."""
     return ("doc", key, name, tokenizer)
 
 
@@ -208,7 +208,7 @@ def size_error(what: str, nbytes: int, name: str = "FILE") -> chunker.ChunkerErr
         return None
     return chunker.ChunkerError(
         f"{what} is {nbytes / 1e6:.1f} MB; the app takes files up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB. "
-        f"Chunk bigger files with the CLI: python -m chunker {name}"
+        f"Chunk bigger files with the CLI: chunker {name}"
     )
 
 
@@ -530,7 +530,7 @@ def sidebar() -> None:
         st.session_state.opened = None
         st.session_state.open_error = (
             f"The server ran out of memory opening {name} ({len(text.encode('utf-8', 'surrogatepass')) / 1e6:.1f} "
-            "MB). Try again in a moment, or chunk it with the CLI: python -m chunker"
+            "MB). Try again in a moment, or chunk it with the CLI: chunker FILE"
         )
         return
     store = cache.shared()
@@ -542,7 +542,7 @@ def sidebar() -> None:
         st.warning(
             f"{md_escape(name)} takes {footprint / cache.MB:,.1f} MiB of memory once parsed, more than the app's "
             f"whole cache ({budget / cache.MB:.4g} MiB, set by {cache.ENV_BUDGET}). It is shown, but not kept: "
-            "every change of a setting parses it again. For files this size the CLI is faster: python -m chunker",
+            "every change of a setting parses it again. For files this size the CLI is faster: chunker FILE",
             icon="⚠️",
         )
     st.session_state.opened = Opened(doc, chunks, settings, key)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import chunker
-from chunk_inspector.corpus import (
+from chunk_inspector.cli.corpus import (
     LAYER_FILES,
     MARKDOWN_SUFFIXES,
     CorpusSettings,
@@ -31,13 +31,13 @@ from chunk_inspector.corpus import (
     resolve_jobs,
     run_corpus,
 )
-from chunk_inspector.evaluate import BUDGET, METRICS, Contender, Evaluation, Index, K, evaluate
+from chunk_inspector.cli.progress import Progress
+from chunk_inspector.evaluate.metrics import BUDGET, METRICS, Contender, Evaluation, Index, K, evaluate
+from chunk_inspector.evaluate.questions import QuestionSet, load_question_set
+from chunk_inspector.evaluate.retrievers import RETRIEVERS, Retriever, get_retriever
 from chunk_inspector.files import DEFAULT_MAX_BYTES, MB, FileRefused, display, read_bytes, same_file, utf8_name
 from chunk_inspector.files import write_text as _atomic_write
-from chunk_inspector.peers import available_peers
-from chunk_inspector.progress import Progress
-from chunk_inspector.questions import QuestionSet, load_question_set
-from chunk_inspector.retrievers import RETRIEVERS, Retriever, get_retriever
+from chunk_inspector.peers.chunkers import available_peers
 from chunker import DEFAULT_STRATEGY
 from chunker.decode import decode_markdown
 
@@ -427,8 +427,8 @@ def _corpus(ns: argparse.Namespace) -> int:
 
 
 def _ray(ns: argparse.Namespace, settings: CorpusSettings, files: list[Path]) -> int:
-    """``--ray [ADDRESS]``: the directory run on Ray Data (chunk_inspector.ray_data), Parquet and JSONL out."""
-    from chunk_inspector.ray_data import run_ray
+    """``--ray [ADDRESS]``: the directory run on Ray Data (:mod:`chunk_inspector.cli.ray_run`)."""
+    from chunk_inspector.cli.ray_run import run_ray
 
     progress = Progress(len(files), sys.stderr, enabled=not ns.quiet)
     try:

@@ -22,9 +22,9 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from chunk_inspector.extras import chunk_metadata, require
+from chunk_inspector.pipelines.extras import chunk_metadata, require
 
-require("langchain_text_splitters", "langchain", "chunk_inspector.langchain")
+require("langchain_text_splitters", "langchain", "chunk_inspector.pipelines.langchain")
 
 from langchain_core.documents import Document  # noqa: E402
 from langchain_text_splitters import TextSplitter  # noqa: E402

@@ -720,9 +720,9 @@ def python_snippet(name: str, settings: Settings) -> str:
 
 
 def cli_command(name: str, settings: Settings) -> str:
-    """The ``python -m chunker`` command line that writes the same JSON."""
+    """The ``chunker`` command line that writes the same JSON."""
     parts = [
-        "python -m chunker",
+        "chunker",
         _shell_quote(name),
         f"--target {settings.target}",
         f"--hard-cap {settings.hard_cap}",
