@@ -411,7 +411,8 @@ def _with_regions(
       ``Q``. The region ends at the last of those starts that lies after the run, follows a
       blank line and is the start of a fast block too: a clean start for markdown-it-py by the
       argument, for markdown-it.rs because a fast block starts there. Where there is none,
-      ``Q`` doubles (at most to the end of the text).
+      ``Q`` grows, each time to a blank line twice as many characters further on, at most to
+      the end of the text.
 
     The next region starts from there; after the last one, the fast blocks. The region's line
     numbers are its own: shifted by its first line. ``tests/test_fastpath.py`` puts the
@@ -426,9 +427,9 @@ def _with_regions(
         i = bisect_left(firsts, run_first) - 1
         start = firsts[i] if i >= 0 and firsts[i] >= cursor else cursor
         out.extend(blocks[bisect_left(firsts, cursor) : bisect_left(firsts, start)])
-        window = REGION_CHARS
-        while True:
-            end = _line_after_blank(body, starts, run_stop, window)
+        window, end = REGION_CHARS, run_stop
+        while True:  # each try ends further on: a blank line at least twice as many characters on
+            end = _line_after_blank(body, starts, end, window)
             region = region_parser(body[starts[start] : starts[end] if end < lines else len(body)])
             if end >= lines:  # to the end of the text
                 out.extend(_shifted(block, start) for block in region)
@@ -452,7 +453,8 @@ def _shifted(block: RawBlock, lines: int) -> RawBlock:
 
 def _line_after_blank(body: str, starts: Sequence[int], line: int, chars: int) -> int:
     """The line after the first blank line that starts at least ``chars`` characters after
-    line ``line`` does (and not before it); the number of lines if there is none."""
+    line ``line`` does (and not before it); the number of lines if there is none. Always
+    after ``line``."""
     lines = len(starts)
     if line >= lines:
         return lines
