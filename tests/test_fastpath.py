@@ -431,15 +431,49 @@ def test_divergent_constructs_next_to_each_other(first: str, second: str) -> Non
         same_on_both_paths(text.replace("\n", "\r\n"))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\ntitle: x\n---\n> quote\n2. item\n\n# H\n\ntext\n",  # right after front matter
+        "---\ntitle: x\n---\n\n# H\n\npara\n\n> quote\n2. item\n\n# After\n\nmore\n",
+        "- a\n\n  > quote\n  2. item\n\n- b\n\n# H\n",  # in a loose list that goes on past it
+        "<!--\n\n> quote\n2. item\n\n-->\n\n# H\n\n> q\n2. i\n\n# x\n",  # in an HTML block, and after it
+        "```\n> quote\n2. item\n\n> quote\n2. item\n",  # in a fence left open: code, no region
+        "\ufeff> quote\n2. item\n\n# H\n",
+        "> quote\n2. item\n" * 3 + "\n# H\n\n" + "para\n38.\n\n" * 3,  # runs of them
+    ],
+)
+def test_divergent_constructs_in_odd_places(text: str) -> None:
+    """After front matter, in a loose list, in an HTML block, in an open fence, after a BOM, runs of them."""
+    for variant in (text, text.replace("\n", "\r\n")):
+        for chars in (1, fastparse.REGION_CHARS):
+            same_on_both_paths(variant, chars)
+
+
+_CONSTRUCTS = st.sampled_from(DIVERGENT)
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.lists(st.one_of(colliding_markdown(), st.sampled_from(DIVERGENT), st.just(HOST)), min_size=1, max_size=8),
-    st.lists(st.sampled_from(["\n", "\n\n", "\n\n\n", "\n  \n"]), min_size=8, max_size=8),
+    st.lists(
+        st.one_of(
+            colliding_markdown(),
+            _CONSTRUCTS,
+            _CONSTRUCTS.map(IN_CONTAINERS["in a quote"]),
+            _CONSTRUCTS.map(IN_CONTAINERS["in a list item"]),
+            st.just(HOST),
+        ),
+        min_size=1,
+        max_size=10,
+    ),
+    st.lists(st.sampled_from(["", "\n", "\n\n", "\n\n\n", "\n  \n", "\n\t\n"]), min_size=10, max_size=10),
     st.sampled_from([1, 8, 64, 4096]),
+    st.sampled_from(["\n", "\r\n", "\r"]),
 )
-def test_generated_documents_with_divergent_constructs(parts: list[str], seps: list[str], chars: int) -> None:
-    """Generated Markdown and divergent constructs in any order, any region size: markdown-it-py's answer."""
-    text = "".join(part + sep for part, sep in zip(parts, seps, strict=False))
+def test_generated_documents_with_divergent_constructs(parts: list[str], seps: list[str], chars: int, nl: str) -> None:
+    """Generated Markdown and divergent constructs (alone, in quotes, in list items) in any order, any region
+    size, any line break: markdown-it-py's answer."""
+    text = "".join(part + sep for part, sep in zip(parts, seps, strict=False)).replace("\n", nl)
     same_on_both_paths(text, chars)
 
 
