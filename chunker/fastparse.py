@@ -352,7 +352,11 @@ def top_level_blocks(
 
 # Characters of text past a divergent construct's run of lines that a region parsed by
 # markdown-it-py takes in at first (doubled until it ends where both parsers start afresh).
-REGION_CHARS = 1 << 12
+REGION_CHARS = 16
+# Where the regions have parsed more than this many characters, and more than all the text
+# before the next region (constructs close together: each region parses some text twice,
+# some of it more), markdown-it-py parses the rest of the text as one region instead.
+DENSE_CHARS = 1 << 16
 # A blank line to markdown-it: spaces and tabs only (matched at a line start).
 _BLANK = re.compile(r"[ \t]*(?:[\r\n]|\Z)")
 
@@ -414,23 +418,29 @@ def _with_regions(
       ``Q`` grows, each time to a blank line twice as many characters further on, at most to
       the end of the text.
 
-    The next region starts from there; after the last one, the fast blocks. The region's line
+    The next region starts from there; after the last one, the fast blocks. Where the regions
+    have parsed much text (:data:`DENSE_CHARS`), more than lies before the next one, that
+    one runs to the end of the text. The region's line
     numbers are its own: shifted by its first line. ``tests/test_fastpath.py`` puts the
     constructs at every position, with regions as small as they go, against markdown-it-py.
     """
     lines = len(starts)
     firsts = [block[1] for block in blocks]
     out: list[RawBlock] = []
-    cursor = k = 0
+    cursor = k = parsed = 0
     while k < len(runs):
         run_first, run_stop = runs[k]
         i = bisect_left(firsts, run_first) - 1
         start = firsts[i] if i >= 0 and firsts[i] >= cursor else cursor
         out.extend(blocks[bisect_left(firsts, cursor) : bisect_left(firsts, start)])
+        # constructs so close together that the regions have parsed more than the text before this one
+        dense = parsed > DENSE_CHARS and parsed > starts[start]
         window, end = REGION_CHARS, run_stop
         while True:  # each try ends further on: a blank line at least twice as many characters on
-            end = _line_after_blank(body, starts, end, window)
-            region = region_parser(body[starts[start] : starts[end] if end < lines else len(body)])
+            end = lines if dense else _line_after_blank(body, starts, end, window)
+            region_end = starts[end] if end < lines else len(body)
+            parsed += region_end - starts[start]
+            region = region_parser(body[starts[start] : region_end])
             if end >= lines:  # to the end of the text
                 out.extend(_shifted(block, start) for block in region)
                 return out

@@ -345,25 +345,27 @@ tail paragraph
 
 
 @contextmanager
-def regions(chars: int) -> Iterator[list[str]]:
-    """The regions that markdown-it-py parses, recorded; regions ``chars`` past their constructs (1: smallest)."""
+def regions(chars: int, dense: int = 1 << 60) -> Iterator[list[str]]:
+    """The regions that markdown-it-py parses, recorded; regions ``chars`` past their constructs (1: smallest),
+    the rest of the text one region once they have parsed ``dense`` characters (by default: never)."""
     seen: list[str] = []
-    original, old_chars = PARSE._markdown_it_raw, fastparse.REGION_CHARS
+    original, old_chars, old_dense = PARSE._markdown_it_raw, fastparse.REGION_CHARS, fastparse.DENSE_CHARS
 
     def spy(region: str) -> list[Any]:
         seen.append(region)
         return original(region)  # type: ignore[no-any-return]
 
-    PARSE._markdown_it_raw, fastparse.REGION_CHARS = spy, chars
+    PARSE._markdown_it_raw, fastparse.REGION_CHARS, fastparse.DENSE_CHARS = spy, chars, dense
     try:
         yield seen
     finally:
-        PARSE._markdown_it_raw, fastparse.REGION_CHARS = original, old_chars
+        PARSE._markdown_it_raw, fastparse.REGION_CHARS, fastparse.DENSE_CHARS = original, old_chars, old_dense
 
 
-def same_on_both_paths(text: str, chars: int = 1) -> list[str]:
-    """Assert the fast path (with regions ``chars`` past their constructs) answers like markdown-it-py; the regions."""
-    with regions(chars) as seen:
+def same_on_both_paths(text: str, chars: int = 1, dense: int = 1 << 60) -> list[str]:
+    """Assert the fast path (regions ``chars`` past their constructs, see :func:`regions`) answers like
+    markdown-it-py; the regions."""
+    with regions(chars, dense) as seen:
         fast, ref = both_paths(text)
     assert fast == ref
     return seen
@@ -448,6 +450,18 @@ def test_divergent_constructs_in_odd_places(text: str) -> None:
     for variant in (text, text.replace("\n", "\r\n")):
         for chars in (1, fastparse.REGION_CHARS):
             same_on_both_paths(variant, chars)
+
+
+@pytest.mark.parametrize("dense", [0, 200, fastparse.DENSE_CHARS])
+def test_constructs_close_together_leave_the_rest_to_markdown_it_py(dense: int) -> None:
+    """Once the regions have parsed more than ``dense`` characters and more than the text before the next one,
+    that one runs to the end: at once after the first (0), after a few (200), or region by region (the default)."""
+    text = "".join(DIVERGENT[n % len(DIVERGENT)] + "\n\npara\n\n" for n in range(40)) + HOST
+    seen = same_on_both_paths(text, fastparse.REGION_CHARS, dense)
+    if dense < fastparse.DENSE_CHARS:
+        assert text.endswith(seen[-1]) and len(seen) == {0: 2, 200: 6}[dense]
+    else:  # region by region (30 for the 40 constructs), the last one ending in HOST
+        assert len(seen) == 30 and not text.endswith(seen[-1])
 
 
 _CONSTRUCTS = st.sampled_from(DIVERGENT)
