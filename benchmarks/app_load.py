@@ -31,7 +31,6 @@ import asyncio
 import math
 import os
 import platform
-import random
 import statistics
 import subprocess
 import sys
@@ -48,7 +47,7 @@ import streamlit  # noqa: E402
 from playwright.async_api import Browser, BrowserContext, Page, async_playwright  # noqa: E402
 
 import chunker  # noqa: E402
-from benchmarks.engine import publish  # noqa: E402
+from benchmarks.engine import load_corpus, load_document_parts, publish  # noqa: E402
 from chunk_inspector.app import cache  # noqa: E402
 from chunk_inspector.app.frame import MAX_UPLOAD_BYTES, SIZES  # noqa: E402
 from tests.browser.harness import CHROMIUM_ARGS, IDLE, chromium_path, serve_app_process  # noqa: E402
@@ -132,43 +131,19 @@ class Session:
     messages: set[str] = field(default_factory=set)  # st.warning / st.error texts seen (not errors by themselves)
 
 
-def closes_its_blocks(text: str) -> bool:
-    """Whether a heading after ``text`` is a heading (no code fence or HTML block left open at its end)."""
-    doc = chunker.parse(text.rstrip("\n") + "\n\n# app-load sentinel\n", name="check.md")
-    return doc.blocks[-1].kind == "heading" and doc.blocks[-1].title == "app-load sentinel"
-
-
 def build_documents(
     folder: Path, count: int, seed: int = 14, low: float = 1.0, high: float = 5.0
 ) -> tuple[list[Path], list[str]]:
     """``count`` different documents, concatenations of the corpus's files (each in its own shuffled order,
     repeated as needed), sizes spread evenly over ``low``-``high`` MB, cut at a line end; and the files left
     out: those that leave a code fence open at their end, which would swallow every file after them into one
-    code block (a single block of hundreds of thousands of tokens, not a real document)."""
-    files = sorted(CORPUS.rglob("*.md"))
-    texts, left_out = [], []
-    for f in files:
-        text = f.read_text(encoding="utf-8")
-        if closes_its_blocks(text):
-            texts.append(text)
-        else:
-            left_out.append(str(f.relative_to(CORPUS)))
+    code block (a single block of hundreds of thousands of tokens, not a real document). The engine benchmark
+    times the parse of the largest at the defaults (``benchmarks/engine.py``, ``load_document_parts``)."""
+    texts, left_out = load_corpus(CORPUS)
     out: list[Path] = []
     for n in range(count):
         want = int((low + (high - low) * n / max(count - 1, 1)) * MB)
-        rng = random.Random(seed + n)
-        parts: list[str] = []
-        size = 0
-        while size < want:
-            order = list(range(len(texts)))
-            rng.shuffle(order)
-            for i in order:
-                parts.append(texts[i].rstrip("\n") + "\n\n")
-                size += len(parts[-1].encode("utf-8"))
-                if size >= want:
-                    break
-        data = "".join(parts).encode("utf-8")[:want]
-        data = data[: data.rfind(b"\n") + 1]
+        data = "".join(text for _, text in load_document_parts(texts, want, seed + n)).encode("utf-8")
         assert len(data) <= MAX_UPLOAD_BYTES
         path = folder / f"load_{n + 1}_{len(data) / MB:.1f}mb.md"
         path.write_bytes(data)

@@ -32,6 +32,7 @@ import argparse
 import gc
 import os
 import platform
+import random
 import statistics
 import sys
 import time
@@ -48,6 +49,12 @@ from chunker.tokens import get_tokenizer  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
 BIG = CORPUS / "dify-corpus" / "large_concat_1mb.md"
+MB = 1_000_000
+# The largest document of benchmarks/app_load.py at its defaults (8 documents over 1-5 MB, seed 14: the
+# eighth, 5 MB, seed 14 + 7), and the corpus file in it that holds a construct on which markdown-it.rs
+# and markdown-it-py may part ways (fastparse.diverges): a paragraph's last line "38.", an empty list item.
+LOAD_BYTES, LOAD_SEED = 5 * MB, 14 + 7
+DIVERGENT_FILE, DIVERGENT_LINE, NEUTRAL_LINE = "public-docs/rustbook_ch02.md", "\n38.\n", "\n38\n"
 
 
 def best_of(repeat: int, fn: Callable[[], object]) -> float:
@@ -73,14 +80,147 @@ def rechunk_one(text: str, repeat: int) -> float:
     return min(times)
 
 
+def closes_its_blocks(text: str) -> bool:
+    """Whether a heading after ``text`` is a heading (no code fence or HTML block left open at its end)."""
+    doc = chunker.parse(text.rstrip("\n") + "\n\n# app-load sentinel\n", name="check.md")
+    return doc.blocks[-1].kind == "heading" and doc.blocks[-1].title == "app-load sentinel"
+
+
+def load_corpus(corpus: Path) -> tuple[list[tuple[str, str]], list[str]]:
+    """The corpus files that the load documents join, as (path under ``corpus``, text), and those left out:
+    the files that leave a code fence open at their end (it would swallow every file after them)."""
+    texts, left_out = [], []
+    for path in sorted(corpus.rglob("*.md")):
+        name, text = str(path.relative_to(corpus)), path.read_text(encoding="utf-8")
+        if closes_its_blocks(text):
+            texts.append((name, text))
+        else:
+            left_out.append(name)
+    return texts, left_out
+
+
+def load_document_parts(texts: list[tuple[str, str]], want: int, seed: int) -> list[tuple[str, str]]:
+    """The pieces of one load document of ``benchmarks/app_load.py`` as (file, text): the files of ``texts``
+    in a shuffled order (shuffled again for each repeat), each followed by a blank line, until ``want`` bytes
+    of UTF-8; the last piece cut at its last line end within them (left out if it has none)."""
+    rng = random.Random(seed)
+    parts: list[tuple[str, str]] = []
+    size = 0
+    while size < want:
+        order = list(range(len(texts)))
+        rng.shuffle(order)
+        for i in order:
+            name, text = texts[i]
+            parts.append((name, text.rstrip("\n") + "\n\n"))
+            size += len(parts[-1][1].encode("utf-8"))
+            if size >= want:
+                break
+    name, last = parts.pop()
+    data = last.encode("utf-8")[: len(last.encode("utf-8")) - (size - want)]
+    if b"\n" in data:
+        parts.append((name, data[: data.rfind(b"\n") + 1].decode("utf-8")))
+    return parts
+
+
+def large_document_table(repeat: int) -> str:
+    """``parse`` of the 5 MB load document, which holds copies of a divergent construct, against the same
+    text without them: without the file, and with the construct's line made ordinary (see LOAD_BYTES)."""
+    texts, _ = load_corpus(CORPUS)
+    parts = load_document_parts(texts, LOAD_BYTES, LOAD_SEED)
+    copies = sum(name == DIVERGENT_FILE for name, _ in parts)
+    load = "".join(text for _, text in parts)
+    without = "".join(text for name, text in parts if name != DIVERGENT_FILE)
+    neutral = "".join(
+        text.replace(DIVERGENT_LINE, NEUTRAL_LINE) if name == DIVERGENT_FILE else text for name, text in parts
+    )
+    # Only the load document holds a divergent construct outside code: without a region parser, the fast
+    # path refuses it and takes the other two.
+    assert copies and fastparse.top_level_blocks(load) is None
+    assert fastparse.top_level_blocks(without) is not None and fastparse.top_level_blocks(neutral) is not None
+
+    def timed(text: str, parser_of_record: bool = False) -> Callable[[], None]:
+        def run() -> None:
+            if not parser_of_record:
+                chunker.parse(text, name="load.md")
+                return
+            os.environ[fastparse.PARSER_ENV] = "markdown-it"
+            try:
+                chunker.parse(text, name="load.md")
+            finally:
+                del os.environ[fastparse.PARSER_ENV]
+
+        return run
+
+    measures = {
+        "load": timed(load),
+        "without": timed(without),
+        "neutral": timed(neutral),
+        "record": timed(load, parser_of_record=True),
+    }
+    runs: dict[str, list[float]] = {key: [] for key in measures}
+    keys = list(measures)
+    load_before = os.getloadavg()[0]
+    for round_ in range(repeat):  # each round in another order: no measure always runs first (or after another)
+        for key in keys[round_ % len(keys) :] + keys[: round_ % len(keys)]:
+            runs[key].append(best_of(1, measures[key]))
+    load_after = os.getloadavg()[0]
+    best = {key: min(times) for key, times in runs.items()}
+    # each round's time against the same round's time without the divergent file, the median of those:
+    # on a shared machine the best of each alone may come from different moments
+    ratio = {key: statistics.median(t / w for t, w in zip(runs[key], runs["without"], strict=True)) for key in runs}
+    mb = {key: len(text.encode("utf-8")) / MB for key, text in (("load", load), ("without", without))}
+    rows = [
+        (f"the load document ({mb['load']:.2f} MB, {copies} copies of `{DIVERGENT_FILE}`)", "load", "≤ 1.3×"),
+        (f"the same without those copies ({mb['without']:.2f} MB)", "without", "-"),
+        (
+            f"the same with the construct's line `{DIVERGENT_LINE.strip()}` read as `{NEUTRAL_LINE.strip()}` "
+            "in each copy (no construct; the same text otherwise)",
+            "neutral",
+            "-",
+        ),
+        (
+            "the load document on markdown-it-py alone (`CHUNKER_PARSER=markdown-it`; what falling back for the "
+            "whole text cost)",
+            "record",
+            "-",
+        ),
+    ]
+    lines = [
+        f"`parse` of the {LOAD_BYTES // MB} MB load document of `benchmarks/app_load.py` (its largest at its "
+        f"defaults); {repeat} interleaved rounds, the order turned by one each round. Ratio: the median over the "
+        "rounds of each round's time against the same round's time without the divergent file.",
+        "",
+        "| large document with a divergent construct | best s | median s | ratio | goal | met |",
+        "|---|---:|---:|---:|---|---|",
+        *(
+            f"| {name} | {best[key]:.2f} | {statistics.median(runs[key]):.2f} | {ratio[key]:.2f} | {goal} | "
+            f"{_yes(ratio[key] <= 1.3) if goal != '-' else '-'} |"
+            for name, key, goal in rows
+        ),
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores shared with other jobs "
+        f"(load average {load_before:.2f} before, {load_after:.2f} after), Python {platform.python_version()}, "
+        f"markdown-it-py {version('markdown-it-py')}, {_fast_path()}. Command: "
+        f"`.venv/bin/python benchmarks/engine.py --only large --repeat {repeat} --write docs/BENCHMARKS.md` "
+        "(the full benchmark writes it too).",
+    ]
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", type=Path, help="write the results table into this Markdown file")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--only", choices=["large"], help="only the large-document table (the 5 MB load document; a minute or two)"
+    )
     args = parser.parse_args()
     if not CORPUS.is_dir():
         print(f"the shared corpus is not at {CORPUS}; nothing to measure", file=sys.stderr)
         return 1
+    if args.only == "large":
+        publish([large_document_table(args.repeat)], args.write, "engine-large")
+        return 0
 
     from markdown_it import MarkdownIt
 
@@ -239,8 +379,11 @@ def main() -> int:
     print(table)
     strategies = strategies_table(texts)
     print(strategies)
+    large = large_document_table(args.repeat)
+    print(large)
     if args.write:
         write_section(args.write, "engine", table)
+        write_section(args.write, "engine-large", large)
         write_section(args.write, "strategies", strategies)
     return 0
 

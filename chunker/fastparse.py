@@ -12,8 +12,14 @@ characters, each tree dropped once its blocks are read (:class:`_Pieces`), and t
 below read the text in pieces too (:func:`_scan_pieces`) instead of copies of all of it;
 ``tests/test_pieces.py`` shows that the pieces give what the whole gives.
 
+Where the text holds a construct on which the two parsers may part ways (:func:`diverges`),
+only a region of top-level blocks around it is parsed by markdown-it-py, through the
+caller's ``region_parser``; the rest of the text keeps the fast path (:func:`_with_regions`
+says where a region may start and end, and why). Without a ``region_parser`` such a text
+gets ``None``.
+
 :func:`top_level_blocks` returns ``None`` wherever it cannot promise markdown-it-py's
-answer, and the caller then parses with markdown-it-py:
+answer, and the caller then parses the whole text with markdown-it-py:
 
 - markdown-it-pyrs is not installed (it is a dependency, but the engine works without it),
   or the environment variable ``CHUNKER_PARSER`` is ``markdown-it``;
@@ -89,7 +95,7 @@ _TOO_DEEP, _TOO_DEEP_TAB = 1000, 250
 _DEFINITION_LINE = re.compile(r"\n[ \t>]*\[[^\n]*\]:")
 _MANY_DEFINITIONS = 200
 # Constructs on which markdown-it.rs and markdown-it-py part ways, found by differential
-# fuzzing (tests/test_fastpath.py); where one occurs, markdown-it-py parses. Mostly the
+# fuzzing (tests/test_fastpath.py); where one occurs, markdown-it-py parses a region around it. Mostly the
 # places where markdown-it-py lets a list item or a table end a blockquote's lazy
 # paragraph or a table, where CommonMark and markdown-it.rs go on. Found by
 # :func:`diverges` in linear time: each scan jumps between candidate lines in C.
@@ -123,28 +129,36 @@ def diverges(text: str, code: Sequence[tuple[int, int]] = ()) -> bool:
     start at blank lines (:func:`_scan_pieces`): no copy of the whole text is made.
     """
     firsts = [first for first, _ in code]
-    return any(_diverges_in(piece, line, code, firsts) for line, piece in _scan_pieces(text))
+    return any(next(_constructs_in(piece, line, code, firsts), None) for line, piece in _scan_pieces(text))
 
 
-def _diverges_in(text: str, line: int, code: Sequence[tuple[int, int]], firsts: list[int]) -> bool:
-    """:func:`diverges` in one piece of the text (``text``: as :func:`_scan_pieces` gives it, from ``line``)."""
+def constructs(text: str, code: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """The lines ``(first, last)`` (0-based, inclusive) of every construct that :func:`diverges` finds
+    in ``text`` outside ``code``, in the order found (not sorted)."""
+    firsts = [first for first, _ in code]
+    return [found for line, piece in _scan_pieces(text) for found in _constructs_in(piece, line, code, firsts)]
+
+
+def _constructs_in(
+    text: str, line: int, code: Sequence[tuple[int, int]], firsts: list[int]
+) -> Iterator[tuple[int, int]]:
+    """:func:`constructs` in one piece of the text (``text``: as :func:`_scan_pieces` gives it, from ``line``)."""
     starts: list[int] = []
 
-    def outside_code(start: int, end: int) -> bool:
-        """Whether the lines from the one after ``text[start]`` ("\\n") to ``text[end - 1]`` leave the code blocks."""
-        if not code:
-            return True
+    def found(start: int, end: int) -> tuple[int, int] | None:
+        """The lines from the one after ``text[start]`` ("\\n") to the one holding ``text[end - 1]``
+        (``(first, last)``, in the caller's lines), or ``None`` where they lie within one code block."""
         if not starts:
             starts.extend(line_bounds(text)[0])
         # a line of the caller's text: "text" has one more in front, and starts at its line ``line``
         first = bisect_right(starts, start + 1) - 2 + line
         last = bisect_right(starts, max(end - 1, start + 1)) - 2 + line
         k = bisect_right(firsts, first) - 1
-        return not (k >= 0 and last < code[k][1])
+        return None if k >= 0 and last < code[k][1] else (first, last)
 
     for item in _EMPTY_ITEM.finditer(text):
-        if outside_code(item.start(), item.end()):
-            return True
+        if lines := found(item.start(), item.end()):
+            yield lines
     position, searched = text.find(">"), 0
     while position >= 0:  # blockquote lines: a ">" after nothing but container markers
         line_start = text.rfind("\n", 0, position) + 1
@@ -155,14 +169,14 @@ def _diverges_in(text: str, line: int, code: Sequence[tuple[int, int]], firsts: 
                 body.endswith(">")
                 and body[:-1].strip(" \t")
                 and _QUOTE_PREFIX.fullmatch(body, 0, len(body) - 1)
-                and outside_code(line_start - 1, line_end)
+                and (lines := found(line_start - 1, line_end))
             ):
-                return True
+                yield lines
             if line_end >= searched:  # once per run of lines: an ordered item in the quote's paragraph
                 searched = _run_end(text, line_end)
                 for ordered in _ORDERED_LINE.finditer(text, line_end, searched):
-                    if outside_code(line_start - 1, ordered.end()):
-                        return True
+                    if lines := found(line_start - 1, ordered.end()):
+                        yield lines
         # No later ">" on this line follows container markers only: on to the next line.
         position = text.find(">", line_end)
     run_end, container = -1, None
@@ -173,15 +187,14 @@ def _diverges_in(text: str, line: int, code: Sequence[tuple[int, int]], firsts: 
                 run_start, run_end = _run_start(text, start), _run_end(text, end)
                 container = _CONTAINER_LINE.search(text, run_start, run_end)
                 items = [item.end() for item in _ORDERED_LINE.finditer(text, end, run_end) if item.group(1) != "1"]
-                if items and outside_code(start, items[-1]):
-                    return True
-            if container and container.start() < start and outside_code(container.start(), end):
-                return True
+                if items and (lines := found(start, items[-1])):
+                    yield lines
+            if container and container.start() < start and (lines := found(container.start(), end)):
+                yield lines
         elif _DASHES.fullmatch(text, start + 1, end):  # a pipe over dashes: a one-column table to markdown-it-py
             above = text.rfind("\n", 0, start)
-            if "|" in text[above + 1 : start] and outside_code(above, end):
-                return True
-    return False
+            if "|" in text[above + 1 : start] and (lines := found(above, end)):
+                yield lines
 
 
 # Characters per piece that diverges() and the checks before a parse read at once (at least).
@@ -247,6 +260,7 @@ def top_level_blocks(
     byte_line_starts: Sequence[int] | None = None,
     atx_heading: Callable[[int], tuple[int, str] | None] | None = None,
     line_starts: Sequence[int] | None = None,
+    region_parser: Callable[[str], list[RawBlock]] | None = None,
 ) -> list[RawBlock] | None:
     """Top-level blocks of ``body`` as markdown-it-py finds them, or ``None`` (see module notes).
 
@@ -259,6 +273,11 @@ def top_level_blocks(
 
     The text is parsed in pieces of about :data:`PIECE_CHARS` characters (see
     :class:`_Pieces`), so that only one piece's tree is alive at a time.
+
+    ``region_parser(text)``, when given, parses a region of the text with markdown-it-py and
+    returns its top-level blocks as this function does (lines counted from the region's first,
+    titles as inline source): the regions around divergent constructs go to it (see
+    :func:`_with_regions`). Without it, a text holding such a construct gets ``None``.
     """
     if not enabled() or not (body.isascii() or _SURROGATE.search(body) is None):  # a lone surrogate: see _tree
         return None
@@ -321,9 +340,150 @@ def top_level_blocks(
         return None
     # Constructs inside code blocks do not count: the top-level ones first; only when that
     # is not enough, those nested in lists and quotes too.
-    if diverges(body, code) and diverges(body, sorted(code + nested)):
+    if not diverges(body, code):
+        return blocks
+    found = constructs(body, sorted(code + nested))
+    if not found:
+        return blocks
+    if region_parser is None:
         return None
-    return blocks
+    return _with_regions(body, line_starts, blocks, _runs(body, line_starts, found), region_parser)
+
+
+# Characters of text past a divergent construct's run of lines that a region parsed by
+# markdown-it-py takes in at first (doubled until it ends where both parsers start afresh).
+REGION_CHARS = 16
+# Where the regions have parsed more than this many characters, and more than all the text
+# before the next region (constructs close together: each region parses some text twice,
+# some of it more), markdown-it-py parses the rest of the text as one region instead.
+DENSE_CHARS = 1 << 16
+# A blank line to markdown-it: spaces and tabs only (matched at a line start).
+_BLANK = re.compile(r"[ \t]*(?:[\r\n]|\Z)")
+
+
+def _blank(body: str, starts: Sequence[int], line: int) -> bool:
+    return _BLANK.match(body, starts[line]) is not None
+
+
+def _runs(body: str, starts: Sequence[int], found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The runs of non-blank lines ``[first, stop)`` that hold the constructs ``found`` (lines
+    ``(first, last)``), in order, each once: the line before a run is blank (or there is none)."""
+    lines = len(starts)
+    runs: list[tuple[int, int]] = []
+    for first, last in sorted(found):
+        stop = last + 1
+        if runs and first < runs[-1][1]:  # in the run before (a construct lies within one run)
+            first, previous = runs.pop()
+            stop = max(stop, previous)
+        else:
+            while first > 0 and not _blank(body, starts, first - 1):
+                first -= 1
+        while stop < lines and not _blank(body, starts, stop):
+            stop += 1
+        runs.append((first, stop))
+    return runs
+
+
+def _with_regions(
+    body: str,
+    starts: Sequence[int],
+    blocks: list[RawBlock],
+    runs: list[tuple[int, int]],
+    region_parser: Callable[[str], list[RawBlock]],
+) -> list[RawBlock]:
+    """The fast path's ``blocks`` of ``body``, but for regions around the ``runs`` of lines that
+    hold divergent constructs, whose blocks ``region_parser`` (markdown-it-py) gives.
+
+    Why a region's blocks are markdown-it-py's blocks of the whole text. Both parsers read
+    forward, and at a line where a top-level block starts they hold no state that earlier lines
+    set (inline rules are off; link reference definitions only matter to them): from such a
+    line on, each parses the text as if it began there. Call such a line, for both parsers
+    at once, a clean start; ``cursor`` always is one (line 0 first). Each region:
+
+    - Start: the last fast block that starts after ``cursor`` and before the run (else
+      ``cursor``). The text from ``cursor`` to the run, ``P``, holds no divergent construct
+      (its runs of lines are the text's, the line before the run being blank), so the two
+      parsers give ``P`` the same blocks. A parser that parses ``P`` alone parses it as it
+      parses the whole text until a rule reads past ``P``'s end; the line before that end is
+      blank, and only a block that is still open at a blank line reads on past it, to the
+      end (a fence, an HTML block, a list, indented code): so every block of ``P`` but its
+      last is the whole text's, for both parsers, and the whole text's next block starts
+      where ``P``'s last one does. That line is a clean start.
+    - End: markdown-it-py parses the lines from the start to a line after a blank line at
+      least :data:`REGION_CHARS` characters past the run, ``Q``. By the same argument every
+      block of ``Q`` but its last is the whole text's, and so is every start of a block of
+      ``Q``. The region ends at the last of those starts that lies after the run, follows a
+      blank line and is the start of a fast block too: a clean start for markdown-it-py by the
+      argument, for markdown-it.rs because a fast block starts there. Where there is none,
+      ``Q`` grows, each time to a blank line twice as many characters further on, at most to
+      the end of the text.
+
+    The next region starts from there; after the last one, the fast blocks. Where the regions
+    have parsed much text (:data:`DENSE_CHARS`), more than lies before the next one, that
+    one runs to the end of the text. The region's line
+    numbers are its own: shifted by its first line. ``tests/test_fastpath.py`` puts the
+    constructs at every position, with regions as small as they go, against markdown-it-py.
+    """
+    lines = len(starts)
+    firsts = [block[1] for block in blocks]
+    out: list[RawBlock] = []
+    cursor = k = parsed = 0
+    while k < len(runs):
+        run_first, run_stop = runs[k]
+        i = bisect_left(firsts, run_first) - 1
+        start = firsts[i] if i >= 0 and firsts[i] >= cursor else cursor
+        out.extend(blocks[bisect_left(firsts, cursor) : bisect_left(firsts, start)])
+        # constructs so close together that the regions have parsed more than the text before this one
+        dense = parsed > DENSE_CHARS and parsed > starts[start]
+        window, end = REGION_CHARS, run_stop
+        while True:  # each try ends further on: a blank line at least twice as many characters on
+            end = lines if dense else _line_after_blank(body, starts, end, window)
+            region_end = starts[end] if end < lines else len(body)
+            parsed += region_end - starts[start]
+            region = region_parser(body[starts[start] : region_end])
+            if end >= lines:  # to the end of the text
+                out.extend(_shifted(block, start) for block in region)
+                return out
+            resume = _resume(body, starts, firsts, [first + start for _, first, *_ in region], run_stop)
+            if resume is not None:
+                break
+            window *= 2
+        out.extend(_shifted(block, start) for block in region if block[1] + start < resume)
+        cursor = resume
+        while k < len(runs) and runs[k][0] < resume:
+            k += 1
+    out.extend(blocks[bisect_left(firsts, cursor) :])
+    return out
+
+
+def _shifted(block: RawBlock, lines: int) -> RawBlock:
+    kind, first, stop, level, title, info = block
+    return kind, first + lines, stop + lines, level, title, info
+
+
+def _line_after_blank(body: str, starts: Sequence[int], line: int, chars: int) -> int:
+    """The line after the first blank line that starts at least ``chars`` characters after
+    line ``line`` does (and not before it); the number of lines if there is none. Always
+    after ``line``."""
+    lines = len(starts)
+    if line >= lines:
+        return lines
+    line = max(line, bisect_left(starts, starts[line] + chars))
+    while line < lines and not _blank(body, starts, line):
+        line += 1
+    return min(line + 1, lines)
+
+
+def _resume(body: str, starts: Sequence[int], firsts: list[int], region_firsts: list[int], after: int) -> int | None:
+    """The last of ``region_firsts`` (markdown-it-py's block starts) from line ``after`` on that
+    follows a blank line and is one of ``firsts`` (the fast path's): where a region may end."""
+    for line in reversed(region_firsts):
+        if line < after:
+            return None
+        at = bisect_left(firsts, line)
+        if at < len(firsts) and firsts[at] == line and _blank(body, starts, line - 1):
+            return line
+    return None
 
 
 # What a list or blockquote holding a code block holds: a fence, or a line indented four

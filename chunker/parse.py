@@ -182,7 +182,11 @@ def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:
             return found
 
     found = fastparse.top_level_blocks(
-        body, None if fm_lines else source.byte_lines()[0], atx_heading, None if fm_lines else source.line_starts
+        body,
+        None if fm_lines else source.byte_lines()[0],
+        atx_heading,
+        None if fm_lines else source.line_starts,
+        _markdown_it_raw,
     )
     fast = found is not None
     if found is None:
@@ -248,8 +252,9 @@ def _atx_heading(line: str) -> tuple[int, str] | None:
     return len(opening.group(1)), _md_trim(line[start:maximum])
 
 
-def _markdown_it_ranges(body: str) -> list[_Range]:
-    """Top-level blocks from markdown-it-py, the parser of record, untrimmed."""
+def _markdown_it_ranges(body: str, plain: bool = True) -> list[_Range]:
+    """Top-level blocks from markdown-it-py, the parser of record, untrimmed; heading titles as
+    plain text, or (``plain=False``) as their inline source, as the fast path gives them."""
     tokens = _block_tokens(body)
     found: list[_Range] = []
     i = 0
@@ -263,12 +268,18 @@ def _markdown_it_ranges(body: str) -> list[_Range]:
         level, title, info = 0, "", ""
         if kind == "heading":
             level = int(token.tag[1:])
-            title = plain_text(tokens[i + 1].content)
+            title = plain_text(tokens[i + 1].content) if plain else tokens[i + 1].content
         elif token.type == "fence":
             info = token.info.strip()
         found.append((kind, first, stop, level, title, info))
         i = _skip_block(tokens, i)
     return found
+
+
+def _markdown_it_raw(region: str) -> list[_Range]:
+    """A region of the text around constructs that the fast path leaves to markdown-it-py
+    (:func:`chunker.fastparse.top_level_blocks`): its blocks, titles as inline source."""
+    return _markdown_it_ranges(region, plain=False)
 
 
 def _skip_block(tokens: list[Token], i: int) -> int:

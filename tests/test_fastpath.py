@@ -7,6 +7,7 @@ generated Markdown, and the inner structure of every block the cutter may descen
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -275,3 +276,252 @@ def test_empty_item_pattern_is_the_markers_pattern_reordered(parts: list[str]) -
     written_before = re.compile(r"\n[ \t>]*(?:" + marker + r"[ \t]+)*" + marker + r"[ \t]*(?=\n)")
     text = "\n" + "".join(parts) + "\n"
     assert [m.span() for m in fastparse._EMPTY_ITEM.finditer(text)] == [m.span() for m in written_before.finditer(text)]
+
+
+# --- The fast path per region: markdown-it-py parses only the blocks around a divergent construct.
+
+PARSE = importlib.import_module("chunker.parse")
+
+# Each construct on which the parsers may part ways (test_each_known_divergence_falls_back_to_markdown_it_py),
+# and the one in the corpus (public-docs/rustbook_ch02.md: a paragraph's last line "38.", an empty item).
+DIVERGENT = [
+    "> quote\n2. item",
+    ">m\n0.",
+    "> note\ntext\n3) step",
+    "| a | b |\n|---|---|\n| 1 | 2 |\n2. x",
+    "- >\n- ||\n-|-",
+    "title | sub\n---",
+    ">- >\n>",
+    "the user has guessed 50 and the number is\n38.",
+]
+# A document of every kind of top-level block, and blocks that stay open across blank lines
+# (a list with a loose item, indented code, a fence, an HTML block), to insert constructs into.
+HOST = """# Title
+
+Intro paragraph
+over two lines.
+
+- item one
+- item two
+
+  continued item
+
+> a quote
+> over lines
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+```py
+code
+
+more code
+```
+
+    indented code
+
+    more
+
+<div>
+html
+</div>
+
+<!-- a comment
+
+over a blank line -->
+
+Setext
+------
+
+[ref]: /url
+
+1. one
+2. two
+
+***
+tail paragraph
+"""
+
+
+@contextmanager
+def regions(chars: int, dense: int = 1 << 60) -> Iterator[list[str]]:
+    """The regions that markdown-it-py parses, recorded; regions ``chars`` past their constructs (1: smallest),
+    the rest of the text one region once they have parsed ``dense`` characters (by default: never)."""
+    seen: list[str] = []
+    original, old_chars, old_dense = PARSE._markdown_it_raw, fastparse.REGION_CHARS, fastparse.DENSE_CHARS
+
+    def spy(region: str) -> list[Any]:
+        seen.append(region)
+        return original(region)  # type: ignore[no-any-return]
+
+    PARSE._markdown_it_raw, fastparse.REGION_CHARS, fastparse.DENSE_CHARS = spy, chars, dense
+    try:
+        yield seen
+    finally:
+        PARSE._markdown_it_raw, fastparse.REGION_CHARS, fastparse.DENSE_CHARS = original, old_chars, old_dense
+
+
+def same_on_both_paths(text: str, chars: int = 1, dense: int = 1 << 60) -> list[str]:
+    """Assert the fast path (regions ``chars`` past their constructs, see :func:`regions`) answers like
+    markdown-it-py; the regions."""
+    with regions(chars, dense) as seen:
+        fast, ref = both_paths(text)
+    assert fast == ref
+    return seen
+
+
+def inserted(host: str, construct: str, line: int, sep: str = "\n") -> str:
+    """``construct`` as lines of their own before ``host``'s line ``line`` (0-based)."""
+    lines = host.split("\n")
+    return "\n".join([*lines[:line], *construct.split(sep), *lines[line:]])
+
+
+IN_CONTAINERS = {
+    "alone": lambda c: c,
+    "blank lines around": lambda c: "\n" + c + "\n",
+    "in a quote": lambda c: "\n".join("> " + line for line in c.split("\n")),
+    "in a list item": lambda c: "\n".join(("- " if n == 0 else "  ") + line for n, line in enumerate(c.split("\n"))),
+}
+
+
+@pytest.mark.parametrize("where", list(IN_CONTAINERS))
+@pytest.mark.parametrize("construct", DIVERGENT)
+def test_a_divergent_construct_at_every_line_of_a_document(construct: str, where: str) -> None:
+    """The construct before every line of a document of every block kind, alone, in a quote, in a list item:
+    markdown-it-py's blocks, spans and counts; regions as small as they go; never the whole-text fallback."""
+    piece = IN_CONTAINERS[where](construct)
+    lines = HOST.count("\n") + 1
+    covered = []
+    for line in range(lines):
+        text = inserted(HOST, piece, line)
+        assert PARSE._markdown_it_ranges(text) != []
+        seen = same_on_both_paths(text)
+        if fastparse.top_level_blocks(text) is None:  # the whole text to markdown-it-py before regions
+            assert seen
+            assert fastparse.top_level_blocks(text, region_parser=PARSE._markdown_it_raw) is not None
+        covered.append(sum(map(len, seen)) / len(text))
+    assert max(covered) > 0 and sorted(covered)[len(covered) // 2] < 0.5  # most regions are a small part
+
+
+@pytest.mark.parametrize("construct", DIVERGENT)
+def test_a_divergent_construct_at_the_start_and_the_end(construct: str) -> None:
+    """First line, last line with and without a final line break, the whole text; LF, CRLF and CR."""
+    for text in [
+        construct,
+        construct + "\n",
+        construct + "\n\n" + HOST,
+        construct + "\n" + HOST,
+        HOST + construct,
+        HOST + construct + "\n",
+        HOST + "\n" + construct,
+        HOST.rstrip("\n") + "\n" + construct,
+    ]:
+        for variant in (text, text.replace("\n", "\r\n"), text.replace("\n", "\r")):
+            for chars in (1, fastparse.REGION_CHARS):
+                same_on_both_paths(variant, chars)
+
+
+@pytest.mark.parametrize("second", DIVERGENT)
+@pytest.mark.parametrize("first", DIVERGENT)
+def test_divergent_constructs_next_to_each_other(first: str, second: str) -> None:
+    """Two constructs on adjacent lines, or a blank line apart, in the middle of a document, LF and CRLF."""
+    middle = HOST.index("> a quote")
+    for sep in ("\n", "\n\n", "\n\n\n"):
+        text = HOST[:middle] + first + sep + second + "\n\n" + HOST[middle:]
+        same_on_both_paths(text)
+        same_on_both_paths(text.replace("\n", "\r\n"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\ntitle: x\n---\n> quote\n2. item\n\n# H\n\ntext\n",  # right after front matter
+        "---\ntitle: x\n---\n\n# H\n\npara\n\n> quote\n2. item\n\n# After\n\nmore\n",
+        "- a\n\n  > quote\n  2. item\n\n- b\n\n# H\n",  # in a loose list that goes on past it
+        "<!--\n\n> quote\n2. item\n\n-->\n\n# H\n\n> q\n2. i\n\n# x\n",  # in an HTML block, and after it
+        "```\n> quote\n2. item\n\n> quote\n2. item\n",  # in a fence left open: code, no region
+        "\ufeff> quote\n2. item\n\n# H\n",
+        "> quote\n2. item\n" * 3 + "\n# H\n\n" + "para\n38.\n\n" * 3,  # runs of them
+    ],
+)
+def test_divergent_constructs_in_odd_places(text: str) -> None:
+    """After front matter, in a loose list, in an HTML block, in an open fence, after a BOM, runs of them."""
+    for variant in (text, text.replace("\n", "\r\n")):
+        for chars in (1, fastparse.REGION_CHARS):
+            same_on_both_paths(variant, chars)
+
+
+@pytest.mark.parametrize("dense", [0, 200, fastparse.DENSE_CHARS])
+def test_constructs_close_together_leave_the_rest_to_markdown_it_py(dense: int) -> None:
+    """Once the regions have parsed more than ``dense`` characters and more than the text before the next one,
+    that one runs to the end: at once after the first (0), after a few (200), or region by region (the default)."""
+    text = "".join(DIVERGENT[n % len(DIVERGENT)] + "\n\npara\n\n" for n in range(40)) + HOST
+    seen = same_on_both_paths(text, fastparse.REGION_CHARS, dense)
+    if dense < fastparse.DENSE_CHARS:
+        assert text.endswith(seen[-1]) and len(seen) == {0: 2, 200: 6}[dense]
+    else:  # region by region (30 for the 40 constructs), the last one ending in HOST
+        assert len(seen) == 30 and not text.endswith(seen[-1])
+
+
+_CONSTRUCTS = st.sampled_from(DIVERGENT)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.one_of(
+            colliding_markdown(),
+            _CONSTRUCTS,
+            _CONSTRUCTS.map(IN_CONTAINERS["in a quote"]),
+            _CONSTRUCTS.map(IN_CONTAINERS["in a list item"]),
+            st.just(HOST),
+        ),
+        min_size=1,
+        max_size=10,
+    ),
+    st.lists(st.sampled_from(["", "\n", "\n\n", "\n\n\n", "\n  \n", "\n\t\n"]), min_size=10, max_size=10),
+    st.sampled_from([1, 8, 64, 4096]),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+)
+def test_generated_documents_with_divergent_constructs(parts: list[str], seps: list[str], chars: int, nl: str) -> None:
+    """Generated Markdown and divergent constructs (alone, in quotes, in list items) in any order, any region
+    size, any line break: markdown-it-py's answer."""
+    text = "".join(part + sep for part, sep in zip(parts, seps, strict=False)).replace("\n", nl)
+    same_on_both_paths(text, chars)
+
+
+@requires_corpus
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: str(p.relative_to(CORPUS)))
+def test_corpus_document_with_divergent_constructs_inserted(path: Path) -> None:
+    """Each corpus document with constructs at its start, before every 40th line (a different one each time,
+    ``in a list item`` every other time) and at its end: markdown-it-py's answer, with regions as small as they go."""
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    out = []
+    for n, line in enumerate(lines):
+        if n % 40 == 0:
+            construct = DIVERGENT[(n // 40) % len(DIVERGENT)]
+            out.append(IN_CONTAINERS["in a list item" if n % 80 else "alone"](construct))
+        out.append(line)
+    out.append(DIVERGENT[len(lines) % len(DIVERGENT)])
+    same_on_both_paths("\n".join(out))
+
+
+@requires_corpus
+def test_a_large_concatenation_keeps_the_fast_path_but_around_its_construct() -> None:
+    """The corpus joined (2.9 MB, public-docs/rustbook_ch02.md in it): markdown-it-py parses a few KB of it."""
+    texts = [p.read_bytes().decode("utf-8", errors="replace") for p in corpus_files()]
+    text = "".join(t.rstrip("\n") + "\n\n" for t in texts if fastparse.top_level_blocks(t) is None)
+    text += "".join(t.rstrip("\n") + "\n\n" for t in texts)  # the divergent file first, and again later
+    assert fastparse.constructs(text)
+    seen = same_on_both_paths(text, fastparse.REGION_CHARS)
+    assert seen and sum(map(len, seen)) < 0.01 * len(text)
+
+
+def test_the_region_parser_keeps_divergent_texts_off_the_whole_text_fallback() -> None:
+    """With the region parser, the fast path answers for every text the constructs used to send to markdown-it-py."""
+    for construct in DIVERGENT:
+        assert fastparse.top_level_blocks(construct) is None
+        assert fastparse.top_level_blocks(construct, region_parser=PARSE._markdown_it_raw) is not None
