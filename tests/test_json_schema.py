@@ -21,7 +21,7 @@ import chunker
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "docs" / "chunk-set.schema.json"
 SAMPLES = sorted(p for p in (ROOT / "sample_docs").glob("*.md") if p.name != "README.md")  # README: attribution
-SETTINGS = [
+SETTINGS: list[dict[str, Any]] = [
     {"target": 128, "hard_cap": 256},
     {"target": 512, "hard_cap": 1024},
     {"target": 256, "hard_cap": 512, "overlap": 50, "breadcrumb_in_budget": True},
@@ -110,7 +110,7 @@ def valid() -> dict[str, Any]:
 )
 def test_an_extra_field_is_invalid(valid: dict[str, Any], where: tuple[Any, ...]) -> None:
     data = copy.deepcopy(valid)
-    target = data
+    target: Any = data
     for key in where:
         target = target[key]
     target["surprise"] = 1
@@ -130,7 +130,7 @@ def test_an_extra_field_is_invalid(valid: dict[str, Any], where: tuple[Any, ...]
 )
 def test_a_missing_field_is_invalid(valid: dict[str, Any], where: tuple[Any, ...], field: str) -> None:
     data = copy.deepcopy(valid)
-    target = data
+    target: Any = data
     for key in where:
         target = target[key]
     del target[field]
@@ -138,7 +138,7 @@ def test_a_missing_field_is_invalid(valid: dict[str, Any], where: tuple[Any, ...
 
 
 def test_wrong_values_are_invalid(valid: dict[str, Any]) -> None:
-    for path, value in [
+    cases: list[tuple[tuple[Any, ...], Any]] = [
         (("chunks", 0, "flags"), ["no_such_flag"]),
         (("chunks", 0, "char_span"), [0, 1, 2]),
         (("chunks", 0, "content_sha256"), "not a hash"),
@@ -146,9 +146,10 @@ def test_wrong_values_are_invalid(valid: dict[str, Any]) -> None:
         (("config", "strategy"), "greedy"),
         (("schema",), "document"),
         (("version",), 2),
-    ]:
+    ]
+    for path, value in cases:
         data = copy.deepcopy(valid)
-        target = data
+        target: Any = data
         for key in path[:-1]:
             target = target[key]
         target[path[-1]] = value
