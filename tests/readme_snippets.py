@@ -1,20 +1,23 @@
-"""README code blocks, found by the heading they sit under, for tests that run them as written."""
+"""Code blocks of the README and of docs/, found by the heading they sit under, for tests that run them as written."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
 
 
-def readme_blocks(heading: str, language: str = "python") -> list[str]:
-    """The ``language`` fenced blocks of the README section whose heading line is ``heading`` (up to the next
-    heading of the same or a higher level; lines inside fences are never headings)."""
+def doc_blocks(doc: str | Path, heading: str, language: str = "python") -> list[str]:
+    """The ``language`` fenced blocks of the section of ``doc`` (a path, relative to the repository root unless
+    absolute: ``"README.md"``, ``"docs/pipelines.md"``) whose heading line is ``heading`` (up to the next heading
+    of the same or a higher level; lines inside fences are never headings)."""
+    path = ROOT / doc
     level = len(heading) - len(heading.lstrip("#"))
     blocks: list[str] = []
     inside = False
     fence: list[str] | None = None
-    for line in README.read_text(encoding="utf-8").splitlines(keepends=True):
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
         if fence is not None:
             if line.rstrip() == "```":
                 if inside and fence[0] == language:
@@ -32,3 +35,8 @@ def readme_blocks(heading: str, language: str = "python") -> list[str]:
                 break
             inside = line.rstrip() == heading
     return blocks
+
+
+def readme_blocks(heading: str, language: str = "python") -> list[str]:
+    """:func:`doc_blocks` of README.md."""
+    return doc_blocks(README, heading, language)

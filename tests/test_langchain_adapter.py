@@ -10,7 +10,7 @@ import pytest
 
 import chunker
 from chunk_inspector.pipelines.extras import METADATA_KEYS, MissingExtraError
-from tests.readme_snippets import readme_blocks
+from tests.readme_snippets import doc_blocks
 
 pytest.importorskip("langchain_text_splitters", reason="the [langchain] extra is not installed")
 
@@ -103,7 +103,7 @@ def test_missing_langchain_names_the_install(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_readme_snippet_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
-    (snippet,) = readme_blocks("### LangChain")
+    (snippet,) = doc_blocks("docs/pipelines.md", "## LangChain")
     monkeypatch.chdir(ROOT)
     namespace: dict[str, Any] = {}
     exec(compile(snippet, "README.md", "exec"), namespace)

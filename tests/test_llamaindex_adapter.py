@@ -10,7 +10,7 @@ import pytest
 
 import chunker
 from chunk_inspector.pipelines.extras import METADATA_KEYS, MissingExtraError
-from tests.readme_snippets import readme_blocks
+from tests.readme_snippets import doc_blocks
 
 pytest.importorskip("llama_index.core", reason="the [llamaindex] extra is not installed")
 
@@ -142,7 +142,7 @@ def test_missing_llama_index_names_the_install(monkeypatch: pytest.MonkeyPatch) 
 def test_readme_snippet_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
     from llama_index.core import Settings
 
-    (snippet,) = readme_blocks("### LlamaIndex")
+    (snippet,) = doc_blocks("docs/pipelines.md", "## LlamaIndex")
     monkeypatch.chdir(ROOT)
     previous = Settings._embed_model
     namespace: dict[str, Any] = {}

@@ -17,7 +17,7 @@ import pytest
 import chunker
 from chunk_inspector.cli.commands import main
 from chunk_inspector.cli.corpus import CorpusSettings, find_markdown
-from tests.readme_snippets import readme_blocks
+from tests.readme_snippets import doc_blocks
 
 ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -204,7 +204,7 @@ def test_missing_ray_names_the_install(monkeypatch: pytest.MonkeyPatch, tmp_path
 
 def test_readme_snippet_runs_as_written(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The README's Ray Data snippet, run from a folder holding sample_docs/, writes the chunks it says."""
-    (snippet,) = readme_blocks("### Ray Data")
+    (snippet,) = doc_blocks("docs/pipelines.md", "## Ray Data")
     monkeypatch.chdir(tmp_path)
     shutil.copytree(SAMPLES, tmp_path / "sample_docs")
     namespace: dict[str, Any] = {}
