@@ -1,4 +1,4 @@
-"""Engine speed against the floor, on the shared corpus (spec §8).
+"""Engine speed against the floor, on the shared corpus (docs/method.md §8).
 
 The floor for a document is markdown-it-py's full parse (CommonMark + tables +
 strikethrough) plus one tiktoken cl100k_base pass over its text. Measured:
@@ -425,7 +425,7 @@ def strategies_table(texts: list[tuple[str, str]], target: int = 256, hard_cap: 
     lines += [
         "",
         "Defects: chunks over the hard cap, unbalanced code fences and table pieces without their header. "
-        "Heading-only: chunks of headings alone (spec §5 step 8 allows them for a section with no content). "
+        "Heading-only: chunks of headings alone (docs/method.md §5 step 8 allows them for a section with no content). "
         "Command: `python benchmarks/engine.py --write docs/BENCHMARKS.md` (`make bench`).",
     ]
     return "\n".join(lines)

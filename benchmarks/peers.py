@@ -56,7 +56,7 @@ ENGINE_MIN = "chunk-inspector, min_tokens=50"
 FLOOR = "floor"
 FLOOR_DEEP = "floor-deep"
 TOKENS_ONLY = "tokens"
-# The engine at its defaults, and with min_tokens (spec §6) once chunk() has that option.
+# The engine at its defaults, and with min_tokens (docs/method.md §6) once chunk() has that option.
 ENGINES: dict[str, dict[str, int]] = {ENGINE: {}}
 if "min_tokens" in inspect.signature(chunker.chunk).parameters:
     ENGINES[ENGINE_MIN] = {"min_tokens": SMALL}
@@ -134,7 +134,7 @@ def timings(texts: list[tuple[str, str]], peers: list[str], repeat: int) -> dict
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
-    # The engine parses with maxNesting=100 (README, Decisions): at the default 20, markdown-it
+    # The engine parses with maxNesting=100 (docs/method.md, Decisions): at the default 20, markdown-it
     # stops early on deeply nested lists, which makes the plain floor cheaper than a full parse.
     md_deep = MarkdownIt("commonmark", {"maxNesting": 100}).enable(["table", "strikethrough"])
     encode = chunker.get_tokenizer("cl100k_base")._encoding.encode_ordinary

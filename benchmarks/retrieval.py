@@ -1,4 +1,4 @@
-"""Retrieval quality (EVAL.md): the engine against the peer chunkers on the shared question sets.
+"""Retrieval quality (docs/evaluation.md): the engine against the peer chunkers on the shared question sets.
 
 For each question set (``markdown``: 163 questions over 25 documents of ``../shared/corpus/real``;
 ``chroma``: Chroma's 472 questions over 5 plain-text corpora) and each retriever (``bm25``;

@@ -1,4 +1,4 @@
-"""The walk of ``strategy="balanced"`` (spec §5 steps 1-5, §5a): the hierarchical greedy packing.
+"""The walk of ``strategy="balanced"`` (docs/method.md §5 steps 1-5, §5a): the hierarchical greedy packing.
 
 Whole document if it fits; else the preamble, then each top-level section: a section
 that fits is one draft, one that does not is **opened**: its heading and direct content

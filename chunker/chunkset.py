@@ -1,4 +1,4 @@
-"""Chunks and the chunk set: the engine's output and its versioned JSON (spec §1, §7)."""
+"""Chunks and the chunk set: the engine's output and its versioned JSON (docs/method.md §1, §7)."""
 
 from __future__ import annotations
 
@@ -247,7 +247,7 @@ class ChunkSet(Sequence[Chunk]):
         entries = None if outline is None else [OutlineEntry.from_dict(item) for item in outline]
         return cls(chunks, raw.get("document", {}), raw.get("config", {}), entries)
 
-    # -- hierarchy (spec §6) and layers (spec §7); the logic is in chunker.hierarchy ----------
+    # -- hierarchy (docs/method.md §6) and layers (docs/method.md §7); the logic is in chunker.hierarchy ----------
 
     def hierarchy(self) -> Hierarchy:
         """Document → sections → chunks, built on first use and kept."""

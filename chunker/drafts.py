@@ -204,7 +204,8 @@ class Packing:
             item.line, item.shortened, cost = self.context(draft.path)
             if self.doc.tokenizer.line_additive and markdown[:1] not in ("", "\n", "\r"):
                 # The line's last pre-token ends with its blank line, and a chunk starts a line with text
-                # (or indentation, then text): the two counts add up (README, "Token counts").
+                # (or indentation, then text): the two counts add up (docs/method.md, Decisions, "Token counts
+                # are exact").
                 item.context_tokens = cost + item.tokens
             else:
                 item.context_tokens = count(f"{item.line}\n\n{markdown}")

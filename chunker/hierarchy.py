@@ -1,4 +1,4 @@
-"""The chunk hierarchy (spec §6) and the three layers (spec §7): document → sections → chunks.
+"""The chunk hierarchy (docs/method.md §6) and the three layers (docs/method.md §7): document → sections → chunks.
 
 In: a chunk set's chunks, its document header, and the section outline taken
 from the Document at chunk time (:func:`outline`). Out: a :class:`Hierarchy`
@@ -139,7 +139,7 @@ def outline(doc: Document) -> tuple[OutlineEntry, ...]:
 class Node:
     """One node of the hierarchy: the document, a section or a chunk.
 
-    Spans follow spec §3. ``own_tokens`` is what the node holds itself (a
+    Spans follow docs/method.md §3. ``own_tokens`` is what the node holds itself (a
     section's heading and direct content, the document's preamble, a chunk's
     whole count); ``tokens`` its whole subtree (a chunk: its ``token_count``).
     """

@@ -2,8 +2,8 @@
 
 A :class:`Document` holds the source text, its top-level blocks in document
 order, and a tree of :class:`Section` (the root is the whole document, its
-direct blocks are the preamble). Every node carries exact spans (spec §3) and
-token counts (spec §4). ``Document.to_json`` / ``Document.from_json`` round-trip
+direct blocks are the preamble). Every node carries exact spans (docs/method.md §3) and
+token counts (docs/method.md §4). ``Document.to_json`` / ``Document.from_json`` round-trip
 losslessly.
 """
 
@@ -45,7 +45,7 @@ BLOCK_KINDS = frozenset(
 
 
 class BlockSpans:
-    """The spans of a run of blocks as columns: six arrays, one entry per block (spec §3's spans of
+    """The spans of a run of blocks as columns: six arrays, one entry per block (docs/method.md §3's spans of
     ``Block``). A parsed document's blocks share one: a span kept as a tuple of two ints costs
     about 130 bytes a block, and on changelogs (a block per 70 bytes of text) three of them came
     to 4 MB per MB of text. ``byte_starts``/``byte_ends`` are the char columns for ASCII text."""
@@ -389,7 +389,7 @@ class Document:
         return self.root.walk()[1:]
 
     def metadata(self) -> dict[str, Any]:
-        """The document header written into chunk-set JSON (spec §7)."""
+        """The document header written into chunk-set JSON (docs/method.md §7)."""
         return {
             "name": self.name,
             "sha256": self.sha256,

@@ -1,4 +1,4 @@
-"""Optimal packing (spec §5a, ``strategy="optimal"``): chunk boundaries by dynamic programming.
+"""Optimal packing (docs/method.md §5a, ``strategy="optimal"``): chunk boundaries by dynamic programming.
 
 The document is a row of **atoms**: its blocks in order (with the front matter when it
 is chunked), each block too big for the hard cap first cut into pieces of about
@@ -37,10 +37,10 @@ chunk is the whole document. ``FORBIDDEN`` is a cost, not a rule, so that a solu
 always exists: headings that fill the cap by themselves end their chunk, as in the greedy
 packing.
 
-The weights were tuned on the Markdown question set of ``EVAL.md`` (BM25, recall within a
+The weights were tuned on the Markdown question set (docs/evaluation.md) (BM25, recall within a
 1,024-token budget, at 128/256, 256/512 and 512/1024). ``SIZE_OVER`` from 3 to 30 tied there
 within noise; 30 was taken because it did better on Chroma's set, which is therefore not fully
-held out (README, "Packing strategies").
+held out (docs/method.md §5a).
 
 A chunk's breadcrumb is the path of the deepest section holding all of it. The drafts
 then go through the same finish as the greedy packing (exact recount and repair,

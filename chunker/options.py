@@ -1,4 +1,4 @@
-"""The limits and options of one packing, as one frozen, validated value (spec §5, §5a, §6).
+"""The limits and options of one packing, as one frozen, validated value (docs/method.md §5, §5a, §6).
 
 :func:`chunker.chunk` takes them as keywords and builds a :class:`ChunkOptions`; the app's
 settings, the corpus view and the CLI build the same value, so a bad value is refused in one
@@ -15,17 +15,17 @@ from chunker.errors import ConfigError
 __all__ = ["DEFAULT_HARD_CAP", "DEFAULT_STRATEGY", "DEFAULT_TARGET", "MIN_HARD_CAP", "STRATEGIES", "ChunkOptions"]
 
 MIN_HARD_CAP = 16  # room for a re-opened fence or a repeated header around real content
-# Packing strategies (spec §5a): "balanced" the hierarchical greedy packing (chunker.balanced),
+# Packing strategies (docs/method.md §5a): "balanced" the hierarchical greedy packing (chunker.balanced),
 # "optimal" boundaries chosen by dynamic programming (chunker.optimal), "reference"
 # markdown-object's packing less its defects (chunker.reference). The default retrieves best
-# (README, "Packing strategies").
+# (docs/method.md §5a).
 STRATEGIES = ("balanced", "optimal", "reference")
 DEFAULT_STRATEGY = "optimal"
 # The default limits. The hard cap is the spec's 1,024 tokens; the target, the size chunks are packed
-# to, is 384 rather than half the cap: measured at hard cap 1024 on both question sets of EVAL.md, it
+# to, is 384 rather than half the cap: measured at hard cap 1024 on both question sets of docs/evaluation.md, it
 # retrieves better than 512 within the 1,024-token budget with BM25 and with all-MiniLM-L6-v2 (more
 # chunks fit the budget, and fewer answers lie beyond the 256 word pieces a small embedding model
-# reads; README, "Why the default target is 384").
+# reads; docs/method.md §5a, "Why the default target is 384").
 DEFAULT_HARD_CAP = 1024
 DEFAULT_TARGET = 384
 
@@ -40,7 +40,7 @@ class ChunkOptions:
     sentences. ``min_tokens``: a smaller chunk joins a neighbour within a common section when
     the result fits, else is flagged ``tiny``. ``breadcrumb_in_budget``: the hard cap holds for
     ``contextualize()``. ``repeat_table_header``: pieces of a cut table repeat its header.
-    ``include_front_matter``: the front matter is chunked too. ``strategy``: see spec §5a.
+    ``include_front_matter``: the front matter is chunked too. ``strategy``: see docs/method.md §5a.
 
     Raises :class:`~chunker.errors.ConfigError` naming the bad value.
     """
@@ -96,7 +96,7 @@ class ChunkOptions:
         return asdict(self)
 
     def config(self, tokenizer: str, engine: str) -> dict[str, Any]:
-        """The ``config`` of a chunk set made with these options (JSON schema, README)."""
+        """The ``config`` of a chunk set made with these options (docs/json.md)."""
         return {
             "target": self.target,
             "hard_cap": self.hard_cap,

@@ -1,6 +1,6 @@
-"""Packing (spec §5, §5a, §6): Document -> ChunkSet, as a row of passes.
+"""Packing (docs/method.md §5, §5a, §6): Document -> ChunkSet, as a row of passes.
 
-:func:`chunk_with` reads as the method (README, "The method"):
+:func:`chunk_with` reads as the method (docs/method.md §5):
 
 1. **walk**: the strategy makes drafts, each a run of blocks (or cut pieces) under one
    section, within the hard cap (:mod:`chunker.balanced`, :mod:`chunker.optimal`,
@@ -132,7 +132,7 @@ def merge_siblings(drafts: list[Draft], packing: Packing) -> list[Draft]:
 
 
 def join_small_preamble(drafts: list[Draft], packing: Packing) -> list[Draft]:
-    """A preamble under the small size joins the first chunk after it, when that fits (spec §5a).
+    """A preamble under the small size joins the first chunk after it, when that fits (docs/method.md §5a).
 
     The joined chunk's breadcrumb is ``[name]``. (Under ``optimal`` the cost decides it; under
     ``reference`` the preamble stays on its own.)
@@ -245,7 +245,7 @@ def _rebalanced(items: list[Counted], i: int, small: int, packing: Packing) -> t
     The last blocks of the previous chunk, or the first of the next, move into the
     small chunk, so that both chunks reach ``small`` tokens and fit the cap. The cut
     falls before the shallowest heading that allows it (a section boundary), then
-    moves the fewest tokens; a heading never ends the chunk it leaves (spec §5.8).
+    moves the fewest tokens; a heading never ends the chunk it leaves (docs/method.md §5 step 8).
     Returns where the two chunks start and the two new chunks, or None.
     """
     candidates: list[tuple[int, int, int, int, list[Unit], list[Unit]]] = []
@@ -298,7 +298,7 @@ def _common(units: list[Unit], a: Draft, b: Draft) -> Draft:
 def _joined(a: Counted, b: Counted, rejoin: bool, packing: Packing) -> Counted | None:
     """``a`` and ``b`` as one chunk, if the result fits; its breadcrumb is their deepest common section.
 
-    Preamble joins only preamble (spec §5.3). Two pieces of one cut block are
+    Preamble joins only preamble (docs/method.md §5 step 3). Two pieces of one cut block are
     joined back only when ``rejoin`` (``min_tokens`` asks for it).
     """
     left, right = a.draft, b.draft

@@ -1,4 +1,4 @@
-"""Markdown text -> :class:`Document` (spec §2-§4). The only module that imports markdown_it.
+"""Markdown text -> :class:`Document` (docs/method.md §2-§4). The only module that imports markdown_it.
 
 Only block structure is parsed for the whole document (inline parsing is what
 makes a full markdown-it parse slow); heading titles alone get an inline parse.

@@ -1,6 +1,6 @@
-"""Reference packing (spec §5a, ``strategy="reference"``): markdown-object's outcomes, less its defects.
+"""Reference packing (docs/method.md §5a, ``strategy="reference"``): markdown-object's outcomes, less its defects.
 
-Steps 2–6 of spec §5 exactly as markdown-object's ``HierarchicalChunker`` does them
+Steps 2–6 of docs/method.md §5 exactly as markdown-object's ``HierarchicalChunker`` does them
 (``../shared/reference/markdown-object-ARCHITECTURE.md``: ``processHeading``; its code also
 has ``processChildren`` for the document and ``mergeSiblingChunks`` for step 6):
 
@@ -13,7 +13,7 @@ has ``processChildren`` for the document and ``mergeSiblingChunks`` for step 6):
   not is opened: its heading and direct content are packed greedily (a new chunk when the next
   block does not fit), then its children in order: a child that fits the current chunk joins it
   whole (the path is not deepened); one that does not ends the current chunk, and then starts the
-  next chunk if it fits alone (under the parent's path: the code, and spec §5 step 4; the
+  next chunk if it fits alone (under the parent's path: the code, and docs/method.md §5 step 4; the
   architecture's pseudo-code recurses here), or else is opened the same way with its own path.
   After an opened child the next chunk starts empty, under the parent's path ("greedy
   continuation"): a chunk never carries on from a section into a child opened after it.
@@ -21,7 +21,7 @@ has ``processChildren`` for the document and ``mergeSiblingChunks`` for step 6):
   paths are equal while within the cap; the joined chunk keeps the path if all were equal, else
   takes the parent. The preamble's parent is not a section's, so it merges only with preamble.
 
-Less its defects (spec §5): no chunk exceeds the hard cap (joins counted; a heading's direct
+Less its defects (docs/method.md §5): no chunk exceeds the hard cap (joins counted; a heading's direct
 content over the cap is packed into chunks like a leaf section's, the last one going on with
 the children, where markdown-object emitted it as one chunk over the cap); token counts are
 exact recounts; pieces are verbatim slices with their own spans (no sentences re-joined with
@@ -30,7 +30,7 @@ is not emitted ahead of their content (step 8, below). Sections are told apart b
 not their titles: two sibling sections with the same title are two sections (markdown-object
 compares breadcrumb strings).
 
-The passes, and which apply here (spec §5a: "cutting (step 7), the hard cap (step 1),
+The passes, and which apply here (docs/method.md §5a: "cutting (step 7), the hard cap (step 1),
 headings travelling forward (step 8), spans, counts and every option of §6 are the same under
 all of them"):
 
@@ -55,7 +55,7 @@ all of them"):
    (a tokenizer whose counts do not add up) re-packed.
 5. **Small chunks** (balanced's improvement): *not* applied. A chunk under
    ``min(50, target // 4)`` tokens stays as the reference leaves it, and a small preamble stays
-   on its own (spec §5a). Only the ``min_tokens`` option of spec §6, shared, runs: a chunk under
+   on its own (docs/method.md §5a). Only the ``min_tokens`` option of docs/method.md §6, shared, runs: a chunk under
    ``min_tokens`` joins a neighbour within a common section when the joined chunk fits, else
    takes whole blocks from one, else is flagged ``tiny``: the shared small-chunk pass
    (:func:`chunker.pack.join_small`) at the size ``min_tokens``, where balanced and optimal use

@@ -1,6 +1,6 @@
 """The one place that does offset arithmetic.
 
-Conventions (engine spec §3): ``char_span`` indexes the ``str`` as passed in,
+Conventions (docs/method.md §3): ``char_span`` indexes the ``str`` as passed in,
 ``byte_span`` its UTF-8 encoding; both are 0-based and half-open. ``line_span``
 is 1-based and inclusive; ``\\n``, ``\\r\\n`` and ``\\r`` each end a line.
 """

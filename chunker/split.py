@@ -418,7 +418,7 @@ class _Cutter:
         ``room`` is what this piece may hold, ``later`` what each later one may. The piece
         aims at an even share of what is left (:func:`_share`), so that no last piece is a
         sliver. Among the cuts within ``_BALANCE`` of that aim, the strongest boundary wins
-        (spec §5.7 order), then the one nearest the aim; with none there (atoms too big),
+        (docs/method.md §5 step 7 order), then the one nearest the aim; with none there (atoms too big),
         the cut nearest the aim that fits.
         """
         n = len(atoms)

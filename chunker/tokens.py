@@ -57,7 +57,7 @@ HF_MEMORY_PREFIX = f"{HF_PREFIX}sha256:"  # names one made from a tokenizer.json
 # by non-blank text is always a pre-token boundary, and BPE never merges across
 # pre-tokens: the count of two such line-aligned pieces joined is the sum of their
 # counts. The engine uses this to sum exact block counts instead of recounting
-# (see README, "Token counts"); tests/test_tokens.py checks it on random text.
+# (see docs/method.md, Decisions: "Token counts are exact"); tests/test_tokens.py checks it on random text.
 _LINE_ADDITIVE_PATTERNS = frozenset(
     {
         r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",  # noqa: E501 - a pattern is compared whole

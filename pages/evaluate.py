@@ -1,4 +1,5 @@
-"""Evaluate: how well the chunks retrieve (EVAL.md) on a question set, for the sidebar's settings and the peers."""
+"""Evaluate: how well the chunks retrieve (docs/evaluation.md) on a question set, at the sidebar's settings and for
+the peers."""
 
 from __future__ import annotations
 
@@ -120,7 +121,7 @@ def _question_set(opened: frame.Opened, source: str | None) -> tuple[str, Questi
             type=["jsonl", "csv"],
             key="eval_upload",
             help=f"`document` names the open document ({md_escape(opened.doc.name)}) or a sample's file name; "
-            "offsets index the text as read with newline=''. The format is in EVAL.md §1. Up to "
+            "offsets index the text as read with newline=''. The format is in docs/evaluation.md §1. Up to "
             f"{evaluate_view.MAX_SET_BYTES / 1e6:.0f} MB.",
         )
         if file is None:

@@ -189,7 +189,7 @@ if selected is not None:
             else:
                 st.caption(
                     "The optimal packing chose the boundaries of least total cost over the whole document "
-                    '(README, "Packing strategies"). This chunk\'s share of that cost, term by term:'
+                    "(docs/method.md §5a). This chunk's share of that cost, term by term:"
                 )
                 st.plotly_chart(view.cost_chart(terms), key="cost-terms")
                 st.dataframe(

@@ -26,7 +26,7 @@ def unclosed_fences(markdown: str) -> int:
 
 
 def check_chunk_set(doc: chunker.Document, chunks: chunker.ChunkSet, hard_cap: int) -> None:
-    """Assert every invariant of spec §3, §5 and the options of §6 on ``chunks`` made from ``doc``."""
+    """Assert every invariant of docs/method.md §3, §5 and the options of §6 on ``chunks`` made from ``doc``."""
     text = doc.text
     count = doc.tokenizer.count
     encoded_prefix = lambda n: len(text[:n].encode("utf-8", "surrogatepass"))  # noqa: E731

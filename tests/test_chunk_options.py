@@ -28,7 +28,10 @@ def test_chunk_with_keywords_is_chunk_with_the_value() -> None:
 
 def test_every_entry_point_has_the_engine_default_limits(tmp_path: Path) -> None:
     """chunk(), chunk_markdown(), ChunkOptions and the CLI default to DEFAULT_TARGET / DEFAULT_HARD_CAP."""
-    assert (chunker.DEFAULT_TARGET, chunker.DEFAULT_HARD_CAP) == (384, 1024)  # README, "Why the default target is 384"
+    assert (chunker.DEFAULT_TARGET, chunker.DEFAULT_HARD_CAP) == (
+        384,
+        1024,
+    )  # docs/method.md §5a, "Why the default target is 384"
     doc = chunker.parse(TEXT, name="guide.md")
     limits = {"target": chunker.DEFAULT_TARGET, "hard_cap": chunker.DEFAULT_HARD_CAP}
     assert {k: chunker.chunk(doc).config[k] for k in limits} == limits

@@ -16,7 +16,7 @@ def make() -> chunker.ChunkSet:
 
 
 def test_json_has_the_versioned_schema_and_document_header() -> None:
-    """to_json carries schema, version, the document header and the config (spec §7)."""
+    """to_json carries schema, version, the document header and the config (docs/method.md §7)."""
     data = json.loads(make().to_json())
     assert data["schema"] == "chunk-set" and data["version"] == 1
     doc = data["document"]

@@ -1,5 +1,5 @@
 """The contract on real documents: every file of ../shared/corpus/real and every CommonMark example,
-under every packing strategy (spec §5a).
+under every packing strategy (docs/method.md §5a).
 
 Skipped, with the reason, where ../shared is absent (a user's clone has no corpus).
 """
@@ -15,7 +15,7 @@ from tests.conftest import CORPUS, commonmark_examples, corpus_files, requires_c
 from tests.invariants import check_chunk_set
 
 SETTINGS = [(128, 256), (512, 1024)]
-OPTIONS = {"overlap": 50, "min_tokens": 50, "breadcrumb_in_budget": True}  # spec §6, all at once, at 256/512
+OPTIONS = {"overlap": 50, "min_tokens": 50, "breadcrumb_in_budget": True}  # docs/method.md §6, all at once, at 256/512
 
 pytestmark = [pytest.mark.corpus, requires_corpus]
 

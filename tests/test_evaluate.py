@@ -1,4 +1,5 @@
-"""Retrieval metrics (EVAL.md §2) on hand-made spans, and the evaluation over a small set with a fixed ranking."""
+"""Retrieval metrics (docs/evaluation.md §2) on hand-made spans, and the evaluation over a small set with a fixed
+ranking."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""chunker.hierarchy: document → sections → chunks navigation (spec §6), the three layers (spec §7), their JSON."""
+"""chunker.hierarchy: document → sections → chunks navigation (docs/method.md §6), the three layers (§7), their
+JSON."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def words(n: int) -> str:
 
 def run(text: str, target: int = 64, cap: int = 128, **options: object) -> chunker.ChunkSet:
     doc = chunker.parse(text, name="doc.md")
-    options.setdefault("strategy", "balanced")  # the greedy packing of spec §5 steps 2–6
+    options.setdefault("strategy", "balanced")  # the greedy packing of docs/method.md §5 steps 2–6
     chunks = chunker.chunk(doc, target=target, hard_cap=cap, **options)  # type: ignore[arg-type]
     check_hierarchy(chunks, doc.text)
     return chunks
@@ -41,7 +42,7 @@ NESTED = (
 
 
 def check_hierarchy(chunks: chunker.ChunkSet, text: str | None = None) -> None:
-    """Assert the hierarchy invariants of spec §6 and the layer links of §7 on one chunk set."""
+    """Assert the hierarchy invariants of docs/method.md §6 and the layer links of §7 on one chunk set."""
     tree = chunks.hierarchy()
     nodes = tree.nodes()
     by_id = {node.id: node for node in nodes}

@@ -1,4 +1,4 @@
-"""strategy="optimal" (spec §5a): chunk boundaries by dynamic programming over one stated cost.
+"""strategy="optimal" (docs/method.md §5a): chunk boundaries by dynamic programming over one stated cost.
 
 The contract of tests/invariants.py holds as under the default strategy (sample documents,
 the corpus, the CommonMark examples, generated documents, every option); hand-made
@@ -40,7 +40,7 @@ def optimal(text: str, target: int, cap: int, **options: Any) -> chunker.ChunkSe
 
 
 def check_full(doc: chunker.Document, chunks: chunker.ChunkSet, cap: int) -> None:
-    """The invariants, headings travelling forward, breadcrumbs, and the preamble rule of spec §5a."""
+    """The invariants, headings travelling forward, breadcrumbs, and the preamble rule of docs/method.md §5a."""
     check_chunk_set(doc, chunks, cap)
     assert_headings_travel_forward(doc, chunks)
     assert_breadcrumbs_are_deepest_holders(doc, chunks)
@@ -48,7 +48,7 @@ def check_full(doc: chunker.Document, chunks: chunker.ChunkSet, cap: int) -> Non
 
 
 def assert_breadcrumbs_are_deepest_holders(doc: chunker.Document, chunks: chunker.ChunkSet) -> None:
-    """Each chunk's breadcrumb is the path of the deepest section holding all of it (spec §5a).
+    """Each chunk's breadcrumb is the path of the deepest section holding all of it (docs/method.md §5a).
 
     Small chunks joined afterwards take the deepest section holding both, so this holds for them too.
     """
@@ -267,7 +267,7 @@ def test_a_small_preamble_joins_the_chunk_after_it() -> None:
     balanced = chunker.chunk(doc, target=100, hard_cap=200, strategy="balanced")
     assert balanced[0].markdown.startswith("Short intro.\n\n# A\n\nword")  # joined under balanced too (§5a)
     reference = chunker.chunk(doc, target=100, hard_cap=200, strategy="reference")
-    assert reference[0].markdown == "Short intro."  # apart under "reference", as spec §5 step 3 says
+    assert reference[0].markdown == "Short intro."  # apart under "reference", as docs/method.md §5 step 3 says
 
 
 def test_a_bigger_preamble_stays_apart() -> None:

@@ -1,4 +1,4 @@
-"""The options of spec §6 in chunker.pack: overlap, min_tokens, breadcrumb_in_budget, clause numbers."""
+"""The options of docs/method.md §6 in chunker.pack: overlap, min_tokens, breadcrumb_in_budget, clause numbers."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def numbered(n: int, start: int = 0) -> str:
 
 def run(text: str, target: int, cap: int, **options: Any) -> tuple[chunker.Document, chunker.ChunkSet]:
     doc = chunker.parse(text, name="d.md")
-    options.setdefault("strategy", "balanced")  # the greedy packing of spec §5 steps 2–6
+    options.setdefault("strategy", "balanced")  # the greedy packing of docs/method.md §5 steps 2–6
     chunks = chunker.chunk(doc, target=target, hard_cap=cap, **options)
     check_chunk_set(doc, chunks, cap)
     return doc, chunks
@@ -174,7 +174,7 @@ def test_tiny_chunk_prefers_the_neighbour_giving_the_smaller_result() -> None:
 
 def test_unmergeable_tiny_chunk_is_flagged() -> None:
     """A small preamble has no neighbour of its own section: under reference (where it does not join
-    the chunk after it, spec §5a) it stays, flagged `tiny`."""
+    the chunk after it, docs/method.md §5a) it stays, flagged `tiny`."""
     _, chunks = run(f"Short intro.\n\n# A\n\n{numbered(12)}\n", 40, 80, min_tokens=20, strategy="reference")
     assert chunks[0].markdown == "Short intro."
     assert "tiny" in chunks[0].flags

@@ -1,4 +1,4 @@
-"""chunker.pack: the reference outcomes of spec §5, steps 1-8, and limit errors."""
+"""chunker.pack: the reference outcomes of docs/method.md §5, steps 1-8, and limit errors."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def words(n: int, word: str = "word") -> str:
 
 def run(text: str, target: int, cap: int, **options: object) -> chunker.ChunkSet:
     doc = chunker.parse(text, name="doc.md")
-    options.setdefault("strategy", "balanced")  # the greedy packing of spec §5 steps 2–6
+    options.setdefault("strategy", "balanced")  # the greedy packing of docs/method.md §5 steps 2–6
     chunks = chunker.chunk(doc, target=target, hard_cap=cap, **options)  # type: ignore[arg-type]
     check_chunk_set(doc, chunks, cap)
     return chunks
@@ -87,7 +87,7 @@ def test_small_top_level_sections_merge_under_the_document() -> None:
 
 def test_preamble_chunks_never_merge_with_section_chunks() -> None:
     """Step 6: a preamble at the small size (25 tokens at target 100) stays apart even when a merge
-    would fit; a smaller one joins the chunk after it (spec §5a), under the document's breadcrumb."""
+    would fit; a smaller one joins the chunk after it (docs/method.md §5a), under the document's breadcrumb."""
     text = f"{words(30)}\n\n# A\n\n{words(10)}\n\n# B\n\n{words(195)}\n"
     chunks = run(text, 100, 200)
     assert chunks[0].markdown == words(30)

@@ -1,5 +1,5 @@
 """Fewer small chunks: an opened section carries its chunk into a child too big for it
-(spec §5.4), and a small chunk joins a neighbour within a common section.
+(docs/method.md §5 step 4), and a small chunk joins a neighbour within a common section.
 
 Most hand-written documents below gave a small orphan chunk before these behaviours
 (a section's heading and intro alone ahead of its opened child, a small last section
@@ -21,7 +21,7 @@ from tests.test_pack import words
 
 def run(text: str, target: int, cap: int, **options: object) -> chunker.ChunkSet:
     doc = chunker.parse(text, name="doc.md")
-    options.setdefault("strategy", "balanced")  # the greedy packing of spec §5 steps 2–6
+    options.setdefault("strategy", "balanced")  # the greedy packing of docs/method.md §5 steps 2–6
     chunks = chunker.chunk(doc, target=target, hard_cap=cap, **options)  # type: ignore[arg-type]
     check_chunk_set(doc, chunks, cap)
     assert_headings_travel_forward(doc, chunks)
@@ -115,9 +115,9 @@ def assert_breadcrumbs_hold_their_chunks(doc: chunker.Document, chunks: chunker.
     """Each breadcrumb names nested sections, the last of which holds the chunk's span after
     its leading headings (headings that waited for their content take the content's path);
     a chunk holding preamble text holds no heading (unless it is the whole document, or a small
-    preamble joined the chunk after it: spec §5a)."""
+    preamble joined the chunk after it: docs/method.md §5a)."""
     preamble_end = doc.blocks[doc.root.direct_end].start if doc.root.children else len(doc.text)
-    small = min(50, chunks.config["target"] // 4)  # spec §5a: a smaller preamble may join the next chunk
+    small = min(50, chunks.config["target"] // 4)  # docs/method.md §5a: a smaller preamble may join the next chunk
     small_preamble_joins = (
         chunks.config["strategy"] != "reference" and doc.region_tokens(doc.root.first, doc.root.direct_end) < small
     )
@@ -264,7 +264,7 @@ def test_a_small_preamble_joins_the_chunk_after_it_and_stays_alone_under_referen
 
 def test_small_last_piece_of_a_cut_block_joins_its_neighbour_in_the_cutter() -> None:
     """Sentences of 40, 40 and 5 tokens cut at target 40: the cutter leaves no sliver where
-    joining fits the cap (README, method step 11), so the 5 tokens go with the second piece,
+    joining fits the cap (docs/method.md §5 step 7), so the 5 tokens go with the second piece,
     with or without min_tokens; at a cap that the join would exceed, the sliver stays."""
     text = f"{words(39, 'one')}. {words(39, 'two')}. {words(4, 'three')}.\n"
     assert [c.token_count for c in run(text, 40, 60)] == [40, 45]
@@ -336,7 +336,7 @@ def test_small_preamble_never_takes_blocks_from_heading_content() -> None:
 @pytest.mark.corpus
 def test_corpus_chunks_under_50_tokens_are_whole_preambles_at_the_peers_setting() -> None:
     """At target 256 / cap 512 (benchmarks/peers.py) every chunk under 50 tokens in a document
-    of several chunks is a whole preamble that spec §5.3 keeps apart from heading content.
+    of several chunks is a whole preamble that docs/method.md §5 step 3 keeps apart from heading content.
     Before the rebalancing, mixed_content_012's "## Conclusion" (14 tokens) stayed alone
     after a chunk of exactly 512 tokens."""
     for doc in corpus_documents():

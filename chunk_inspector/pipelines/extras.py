@@ -52,7 +52,7 @@ def require(module: str, extra: str, what: str) -> ModuleType:
 
 def chunk_metadata(chunks: chunker.ChunkSet, chunk: chunker.Chunk) -> dict[str, Any]:
     """The chunk's metadata: ``document`` (the name), ``id``, ``content_sha256`` (its content id), ``breadcrumb``,
-    ``headings``, the three spans (lists, spec §3), ``token_count``, ``flags``, ``clause``, ``parent_id`` (its
+    ``headings``, the three spans (lists, docs/method.md §3), ``token_count``, ``flags``, ``clause``, ``parent_id`` (its
     section, or ``"d"`` for the document) and ``ancestor_ids`` (parent first, ``"d"`` last)."""
     ancestors = [node.id for node in chunks.get_ancestors(chunk.id)]
     return {

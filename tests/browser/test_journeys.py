@@ -1,4 +1,4 @@
-"""The APP.md journeys in a real headless Chromium against `streamlit run` on 127.0.0.1."""
+"""The app's journeys (docs/app.md) in a real headless Chromium against `streamlit run` on 127.0.0.1."""
 
 from __future__ import annotations
 
