@@ -230,8 +230,8 @@ class ChunkSet(Sequence[Chunk]):
         """Read :meth:`to_json` output back; raises ChunkerError on anything else."""
         try:
             raw = json.loads(data) if isinstance(data, str) else data
-        except json.JSONDecodeError as exc:
-            raise ChunkerError(f"not JSON: {exc}") from exc
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+            raise ChunkerError(f"not JSON: {exc}") from None
         if not isinstance(raw, dict) or raw.get("schema") != SCHEMA:
             raise ChunkerError(
                 f"not a chunk-set JSON (schema={raw.get('schema') if isinstance(raw, dict) else None!r})"
@@ -240,7 +240,13 @@ class ChunkSet(Sequence[Chunk]):
             raise ChunkerError(
                 f"chunk-set version {raw.get('version')!r} is not supported (this engine reads {VERSION})"
             )
-        chunks = [Chunk.from_dict(item) for item in raw.get("chunks", [])]
+        items = raw.get("chunks", [])
+        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+            raise ChunkerError("the chunks of a chunk-set JSON are a list of objects")
+        for key in ("document", "config"):
+            if not isinstance(raw.get(key, {}), dict):
+                raise ChunkerError(f"the {key} of a chunk-set JSON is an object")
+        chunks = [Chunk.from_dict(item) for item in items]
         outline = raw.get("outline")  # absent from JSON written before the hierarchy: still version 1
         if outline is not None and not isinstance(outline, list):
             raise ChunkerError(f"the outline of a chunk-set JSON is a list, got {type(outline).__name__}")

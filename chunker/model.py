@@ -421,7 +421,17 @@ class Document:
         The tokenizer named in the JSON is loaded again; a document counted with a
         callable needs that callable passed as ``tokenizer``.
         """
-        raw = json.loads(data) if isinstance(data, str) else data
+        try:
+            return cls._from_json(json.loads(data) if isinstance(data, str) else data, tokenizer)
+        except ChunkerError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
+            raise ChunkerError(f"malformed document JSON: {type(exc).__name__}: {exc}") from None
+
+    @classmethod
+    def _from_json(cls, raw: Any, tokenizer: str | Tokenizer | Any) -> Document:
+        if not isinstance(raw, dict):
+            raise ChunkerError(f"not a document JSON: a {type(raw).__name__}, not an object")
         if raw.get("schema") != DOCUMENT_SCHEMA or raw.get("version") != DOCUMENT_VERSION:
             raise ChunkerError(
                 f"not a version {DOCUMENT_VERSION} document JSON: "

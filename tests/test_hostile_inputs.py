@@ -456,3 +456,15 @@ def test_the_cli_ends_with_a_status_and_never_a_traceback_whatever_the_arguments
     assert "Traceback" not in err
     errors = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(errors) <= 1
+
+
+@given(value=json_values | st.text(max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_reading_chunk_sets_and_documents_back_raises_only_our_error(value: object) -> None:
+    """`ChunkSet.from_json` and `Document.from_json` on any JSON (or text): a ChunkerError, never another."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    shaped = json.dumps({"schema": "chunk-set", "version": 1, "document": value, "config": {}, "chunks": [value]})
+    for cls in (chunker.ChunkSet, chunker.Document):
+        for data in (text, shaped):
+            with contextlib.suppress(chunker.ChunkerError):
+                cls.from_json(data)
