@@ -37,7 +37,6 @@ import chunker  # noqa: E402
 from benchmarks.engine import write_section  # noqa: E402
 from chunk_inspector.app import evaluate_view  # noqa: E402
 from chunk_inspector.app.frame import SIZES  # noqa: E402
-from chunk_inspector.app.view import Settings  # noqa: E402
 from chunk_inspector.evaluate.metrics import Contender, evaluate  # noqa: E402
 from chunk_inspector.evaluate.retrievers import get_retriever  # noqa: E402
 from chunk_inspector.peers.chunkers import available_peers  # noqa: E402
@@ -69,16 +68,16 @@ def main() -> None:
     retriever = get_retriever("bm25")
     caps = [size for size in SIZES if size >= TARGET]
 
-    def repack(name: str, doc: chunker.Document, settings: Settings) -> chunker.ChunkSet:
-        return chunker.chunk_with(doc, settings.chunk_options())
+    def repack(name: str, doc: chunker.Document, settings: chunker.ChunkOptions) -> chunker.ChunkSet:
+        return chunker.chunk_with(doc, settings)
 
     def shown(cap: int) -> tuple[str, str, float, float]:
-        settings = Settings(target=TARGET, hard_cap=cap)
+        settings = chunker.ChunkOptions(TARGET, cap)
         start = time.perf_counter()
         run = evaluate_view.run_engine(questions, settings, retriever, "markdown", lambda n, t: docs[n], repack)
         page_path = time.perf_counter() - start
         start = time.perf_counter()
-        evaluate(questions, Contender.for_options(settings.chunk_options()), retriever, parsed=docs)
+        evaluate(questions, Contender.engine(settings), retriever, parsed=docs)
         direct = time.perf_counter() - start
         ev = run.evaluation
         return f"{ev.mean()['recall@budget']:.3f}", f"{len(ev.chunks):,}", page_path, direct

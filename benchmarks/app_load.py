@@ -156,16 +156,15 @@ def in_flight_peak(path: Path) -> int:
     process with the tokenizer already loaded: what one session's first load holds at its peak."""
     code = (
         "import sys, chunker\n"
-        "from chunk_inspector.app.view import Settings\n"
         "def status(key):\n"
         "    for line in open('/proc/self/status'):\n"
         "        if line.startswith(key): return int(line.split()[1]) * 1024\n"
         "chunker.parse('# warm\\n\\nup\\n', name='w.md')\n"
         "text = open(sys.argv[1], encoding='utf-8').read()\n"
         "base = status('VmRSS:')\n"
-        "s = Settings()\n"
+        "s = chunker.ChunkOptions()\n"
         "doc = chunker.parse(text, name='x.md')\n"
-        "chunks = chunker.chunk_with(doc, s.chunk_options())\n"
+        "chunks = chunker.chunk_with(doc, s)\n"
         "print(status('VmHWM:') - base)\n"
     )
     done = subprocess.run(
@@ -329,18 +328,17 @@ def percentile(values: list[float], q: float) -> float:
 
 def baseline(paths: list[Path]) -> list[tuple[float, float, float, float]]:
     """Per document, alone in this process: (MB, parse s, first re-pack s, a later re-pack at a new cap s)."""
-    from chunk_inspector.app.view import Settings
 
     out = []
     for path in paths:
         text = path.read_text(encoding="utf-8")
-        s = Settings()
+        s = chunker.ChunkOptions()
         t0 = time.perf_counter()
         doc = chunker.parse(text, name=path.name)
         t1 = time.perf_counter()
-        chunker.chunk_with(doc, s.chunk_options())
+        chunker.chunk_with(doc, s)
         t2 = time.perf_counter()
-        chunker.chunk_with(doc, replace(s.chunk_options(), hard_cap=600))
+        chunker.chunk_with(doc, replace(s, hard_cap=600))
         t3 = time.perf_counter()
         out.append((path.stat().st_size / MB, t1 - t0, t2 - t1, t3 - t2))
     return out

@@ -85,13 +85,13 @@ def contenders(cap: int, peers: list[str], all_strategies: bool = True) -> list[
     out: list[Contender] = []
     if cap == default_cap and default_target != cap // 2:
         for index in ("markdown", "context"):
-            contender = Contender.engine(default_target, cap, index)
+            contender = Contender.engine(chunker.ChunkOptions(default_target, cap), index)
             suffix = " + breadcrumb" if index == "context" else ""
             out.append(dataclasses.replace(contender, label=f"engine {default_target}/{cap} (defaults){suffix}"))
     for n, strategy in enumerate(strategies() if all_strategies else strategies()[:1]):
         options = {} if strategy is None else {"strategy": strategy}
         for index in ("markdown", "context") if n == 0 else ("markdown",):
-            contender = Contender.engine(cap // 2, cap, index, **options)
+            contender = Contender.engine(chunker.ChunkOptions(cap // 2, cap, **options), index)
             if strategy is not None:
                 suffix = " + breadcrumb" if index == "context" else ""
                 label = f"engine {cap // 2}/{cap} {strategy}{suffix}"
@@ -104,11 +104,7 @@ def contenders(cap: int, peers: list[str], all_strategies: bool = True) -> list[
 def default_strategy_rows(evaluations: list[Evaluation]) -> list[Evaluation]:
     """The engine's rows under its default strategy (default settings and target half the cap, both indexings)."""
     default = strategies()[0]
-    return [
-        ev
-        for ev in evaluations
-        if ev.contender.peer is None and dict(ev.contender.options).get("strategy", default) == default
-    ]
+    return [ev for ev in evaluations if ev.contender.peer is None and ev.contender.options.strategy == default]
 
 
 def paired_lead(ours: Evaluation, theirs: Evaluation, kind: str | None = None) -> tuple[float, float]:

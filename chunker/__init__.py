@@ -54,8 +54,22 @@ def chunk_markdown(
     tokenizer: Any = None,
     target: int = DEFAULT_TARGET,
     hard_cap: int = DEFAULT_HARD_CAP,
-    **options: Any,
+    *,
+    options: ChunkOptions | None = None,
+    **keywords: Any,
 ) -> ChunkSet:
-    """Parse and chunk in one call: ``chunk(parse(text, name, tokenizer), target, hard_cap, **options)``."""
-    checked = ChunkOptions(target, hard_cap, **options)  # fail on bad limits and options before the parse
-    return chunk_with(parse(text, name=name, tokenizer=tokenizer), checked)
+    """Parse and chunk in one call: ``chunk(parse(text, name, tokenizer), target, hard_cap, **keywords)``.
+
+    Or with one options value: ``chunk_markdown(text, name, options=ChunkOptions(...))``, its
+    ``tokenizer`` the one the text is parsed with (``tokenizer`` may still pass a callable or a
+    :class:`Tokenizer`, which a name cannot hold). Raises :class:`ConfigError` before the parse for bad
+    limits and options, and when both ``options`` and limits or keywords are given.
+    """
+    if options is None:
+        named = tokenizer if isinstance(tokenizer, str) else None
+        options = ChunkOptions(target, hard_cap, tokenizer=named, **keywords)
+    elif keywords or (target, hard_cap) != (DEFAULT_TARGET, DEFAULT_HARD_CAP):
+        raise ConfigError("give either options=ChunkOptions(...) or the limits and keywords, not both")
+    elif tokenizer is not None and options.tokenizer is not None and tokenizer != options.tokenizer:
+        raise ConfigError("give the tokenizer either in the options or as tokenizer=, not both")
+    return chunk_with(parse(text, name=name, tokenizer=tokenizer or options.tokenizer), options)

@@ -1,16 +1,19 @@
-"""The limits and options of one packing, as one frozen, validated value (docs/method.md §5, §5a, §6).
+"""Everything that decides a chunk set besides the text: one frozen, validated value (docs/method.md §5, §5a, §6).
 
-:func:`chunker.chunk` takes them as keywords and builds a :class:`ChunkOptions`; the app's
-settings, the corpus view and the CLI build the same value, so a bad value is refused in one
-place, with one message, wherever it comes from.
+:func:`chunker.chunk` and :func:`chunker.chunk_markdown` take its fields as keywords and build a
+:class:`ChunkOptions`; the app's sidebar, the evaluation's contenders, the directory runs, the CLI and
+the LangChain, LlamaIndex and Ray adapters build the same value, so a bad value is refused in one place,
+with one message, wherever it comes from; :meth:`ChunkOptions.nearest` moves values a control or a link
+may hold to the nearest valid ones, by the same rules.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from chunker.errors import ConfigError
+from chunker.tokens import DEFAULT_TOKENIZER, tokenizer_name
 
 __all__ = ["DEFAULT_HARD_CAP", "DEFAULT_STRATEGY", "DEFAULT_TARGET", "MIN_HARD_CAP", "STRATEGIES", "ChunkOptions"]
 
@@ -30,6 +33,9 @@ DEFAULT_HARD_CAP = 1024
 DEFAULT_TARGET = 384
 
 
+_LABELS = {"hard_cap": "hard cap", "min_tokens": "minimum chunk", "breadcrumb_in_budget": "breadcrumb in budget"}
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkOptions:
     """What decides a chunk set besides the document and its tokenizer.
@@ -41,6 +47,10 @@ class ChunkOptions:
     the result fits, else is flagged ``tiny``. ``breadcrumb_in_budget``: the hard cap holds for
     ``contextualize()``. ``repeat_table_header``: pieces of a cut table repeat its header.
     ``include_front_matter``: the front matter is chunked too. ``strategy``: see docs/method.md §5a.
+    ``tokenizer``: the name of the tokenizer that counts (a tiktoken encoding or model name, or a
+    tokenizer.json path), for the entry points that parse as well as pack (``chunk_markdown``, the CLI,
+    the app, the adapters); ``None``, the default, means cl100k_base there. A parsed document keeps the
+    tokenizer it was counted with: packing it with options that name another is a ``ConfigError``.
 
     Raises :class:`~chunker.errors.ConfigError` naming the bad value.
     """
@@ -53,8 +63,11 @@ class ChunkOptions:
     repeat_table_header: bool = True
     include_front_matter: bool = False
     strategy: str = DEFAULT_STRATEGY
+    tokenizer: str | None = None
 
     def __post_init__(self) -> None:
+        if self.tokenizer is not None and (not isinstance(self.tokenizer, str) or not self.tokenizer):
+            raise ConfigError(f"tokenizer must be a tokenizer's name or None, got {self.tokenizer!r}")
         if not isinstance(self.strategy, str) or self.strategy not in STRATEGIES:
             choices = ", ".join(repr(s) for s in STRATEGIES)
             raise ConfigError(f"unknown strategy {self.strategy!r}: use one of {choices}")
@@ -91,9 +104,55 @@ class ChunkOptions:
                 f"it must be at least {2 * MIN_HARD_CAP} (half for the breadcrumb line, half for the chunk)"
             )
 
+    @property
+    def tokenizer_name(self) -> str:
+        """The name of the tokenizer these options parse with: :attr:`tokenizer`, or cl100k_base, as a
+        document parsed with it records it (``Document.tokenizer.name``)."""
+        return tokenizer_name(self.tokenizer or DEFAULT_TOKENIZER)
+
     def keywords(self) -> dict[str, Any]:
         """The options as :func:`chunker.chunk` keywords: ``chunk(doc, **options.keywords())``."""
         return asdict(self)
+
+    @classmethod
+    def nearest(cls, **values: Any) -> tuple[ChunkOptions, list[str]]:
+        """The valid options nearest to ``values`` (``ChunkOptions``' keywords, each of the right type), and
+        a note for each value moved: the hard cap raised to :data:`MIN_HARD_CAP`, the target kept within
+        1 and the hard cap, the overlap under half the cap, the minimum chunk within 0 and the cap, the
+        breadcrumb left out of the budget of a cap too small for it, an unknown strategy made the default.
+        What the app does with the values its controls and links hold; the rules are those of
+        :meth:`__post_init__`."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ConfigError(f"unknown option(s) {', '.join(unknown)}")
+        merged = {f.name: getattr(cls(), f.name) for f in fields(cls)} | values
+        notes: list[str] = []
+
+        def move(name: str, value: Any, why: str) -> None:
+            notes.append(f"{_LABELS.get(name, name)} {merged[name]} → {value} ({why})")
+            merged[name] = value
+
+        if merged["strategy"] not in STRATEGIES:
+            move("strategy", DEFAULT_STRATEGY, "the default; unknown strategy")
+        if merged["hard_cap"] < MIN_HARD_CAP:
+            move("hard_cap", MIN_HARD_CAP, "the smallest workable size")
+        cap = merged["hard_cap"]
+        if merged["target"] > cap:
+            move("target", cap, "it cannot exceed the hard cap")
+        elif merged["target"] < 1:
+            move("target", 1, "at least 1 token")
+        if merged["overlap"] < 0:
+            move("overlap", 0, "no overlap")
+        elif merged["overlap"] * 2 >= cap:
+            move("overlap", (cap - 1) // 2, "less than half the hard cap")
+        if merged["min_tokens"] < 0:
+            move("min_tokens", 0, "none")
+        elif merged["min_tokens"] > cap:
+            move("min_tokens", cap, "the hard cap")
+        if merged["breadcrumb_in_budget"] and cap < 2 * MIN_HARD_CAP:
+            move("breadcrumb_in_budget", False, f"a hard cap under {2 * MIN_HARD_CAP} cannot hold the breadcrumb too")
+        return cls(**merged), notes
 
     def config(self, tokenizer: str, engine: str) -> dict[str, Any]:
         """The ``config`` of a chunk set made with these options (docs/json.md)."""

@@ -32,6 +32,7 @@ from chunker.chunkset import Chunk, ChunkSet
 from chunker.collector import collector_paused
 from chunker.context import breadcrumb_line, nearest_clause
 from chunker.drafts import SMALL_TOKENS, Counted, Draft, Packing, Unit, joinable, running_sizes
+from chunker.errors import ConfigError
 from chunker.hierarchy import outline
 from chunker.model import Document
 from chunker.optimal import optimal_walk
@@ -40,6 +41,7 @@ from chunker.parse import unclosed_fence
 from chunker.reference import reference_walk
 from chunker.spans import Span
 from chunker.split import sentence_starts
+from chunker.tokens import tokenizer_name
 
 __all__ = ["DEFAULT_STRATEGY", "ENGINE_VERSION", "MIN_HARD_CAP", "STRATEGIES", "chunk", "chunk_with"]
 
@@ -67,6 +69,7 @@ def chunk(
     repeat_table_header: bool = True,
     include_front_matter: bool = False,
     strategy: str = DEFAULT_STRATEGY,
+    tokenizer: str | None = None,
 ) -> ChunkSet:
     """Pack a parsed document into chunks of at most ``hard_cap`` tokens.
 
@@ -86,12 +89,21 @@ def chunk(
         repeat_table_header=repeat_table_header,
         include_front_matter=include_front_matter,
         strategy=strategy,
+        tokenizer=tokenizer,
     )
     return chunk_with(doc, options)
 
 
 def chunk_with(doc: Document, options: ChunkOptions) -> ChunkSet:
-    """Pack a parsed document with ``options``: the passes of the method, in order."""
+    """Pack a parsed document with ``options``: the passes of the method, in order.
+
+    Raises :class:`~chunker.errors.ConfigError` when ``options`` name a tokenizer other than the one the
+    document was counted with (its counts would not be the tokenizer's)."""
+    if options.tokenizer is not None and tokenizer_name(options.tokenizer) != doc.tokenizer.name:
+        raise ConfigError(
+            f"these options count with {options.tokenizer!r}, but the document was parsed with "
+            f"{doc.tokenizer.name!r}: parse it with that tokenizer, or leave the options' tokenizer out"
+        )
     with collector_paused():  # thousands of units, drafts and chunks, none in a cycle
         packing = Packing(doc, options)
         drafts = WALKS[options.strategy](packing)

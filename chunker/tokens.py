@@ -46,6 +46,7 @@ __all__ = [
     "get_tokenizer",
     "hf_tokenizer_from_json",
     "pretoken_tail",
+    "tokenizer_name",
 ]
 
 DEFAULT_TOKENIZER = "cl100k_base"
@@ -614,6 +615,12 @@ def _load_encoding(name: str) -> Any:
             f"{f' (for {name!r})' if name != encoding_name else ''}: {type(exc).__name__}. "
             f"To fix: {fix}, or pass tokenizer='cl100k_base' or a callable str -> int."
         ) from exc
+
+
+def tokenizer_name(spec: str) -> str:
+    """The name a document parsed with the tokenizer ``spec`` records (``Document.tokenizer.name``):
+    ``spec`` itself, or ``"hf:" + spec`` for a path to a tokenizer.json. Nothing is loaded."""
+    return HF_PREFIX + spec if _is_hf_path(spec) and not spec.startswith(HF_PREFIX) else spec
 
 
 def _is_hf_path(name: str) -> bool:

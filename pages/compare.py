@@ -103,8 +103,8 @@ if target_b > cap_b:
 b = frame.chunk_cached(
     opened.key,
     doc.name,
-    view.Settings(
-        tokenizer=settings.tokenizer,
+    chunker.ChunkOptions(
+        tokenizer=settings.tokenizer_name,
         target=int(min(target_b, cap_b)),
         hard_cap=int(cap_b),
         overlap=min(settings.overlap, int(cap_b) // 2 - 1) if settings.overlap else 0,
@@ -122,7 +122,7 @@ for column, label, chunks, differs, (target, cap, strategy) in (
     (columns[1], "B", b, only_b, (int(min(target_b, cap_b)), int(cap_b), str(strategy_b))),
 ):
     with column:
-        stats = view.summary(chunks, settings.tiny_below)
+        stats = view.summary(chunks, view.tiny_below(settings))
         st.markdown(f"**{label}: target {target} · cap {cap} · {strategy}**")
         st.caption(
             f"{stats['chunks']} chunks · {stats['total']:,} tokens · median {stats['median']} · "
@@ -130,7 +130,7 @@ for column, label, chunks, differs, (target, cap, strategy) in (
         )
         st.caption(_quality(doc.text, peers.engine_chunks(chunks), doc.tokenizer.count, cap))
         with st.container(height=640, border=True, key=f"cmp-{label}"):
-            st.html(_column_html(chunks, differs, settings.tiny_below))
+            st.html(_column_html(chunks, differs, view.tiny_below(settings)))
 if peer != "(none)":
     with columns[2]:
         info = peers.PEERS.get(peer)

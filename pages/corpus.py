@@ -39,7 +39,7 @@ for n, (name, data) in enumerate(inputs):
     try:
         text = frame.load_upload(name, data)
         key = frame.digest(text)
-        doc = frame.parse_cached(key, name, settings.tokenizer, text)
+        doc = frame.parse_cached(key, name, settings.tokenizer_name, text)
         results.append((name, frame.chunk_cached(key, name, settings, doc)))
     except chunker.ChunkerError as exc:
         failures.append((name, str(exc)))
@@ -51,7 +51,7 @@ if not results:
 
 rows: list[dict[str, Any]] = []
 for name, chunks in results:
-    stats = view.summary(chunks, settings.tiny_below)
+    stats = view.summary(chunks, view.tiny_below(settings))
     rows.append(
         {
             "document": name,
@@ -93,7 +93,7 @@ with right:
 
 def _badness(chunk: chunker.Chunk) -> tuple[int, float]:
     """Worst first: flagged chunks (hard cuts above all), then the farthest from the target."""
-    flags = view.display_flags(chunk, settings.tiny_below)
+    flags = view.display_flags(chunk, view.tiny_below(settings))
     severity = 3 * ("hard_cut" in flags) + 2 * ("unbalanced_fence" in flags) + ("tiny" in flags) + bool(flags)
     return severity, abs(chunk.token_count - settings.target) / settings.target
 
@@ -107,7 +107,7 @@ st.dataframe(
             "id": [c.id for _, c in worst],
             "tokens": [c.token_count for _, c in worst],
             "lines": [f"{c.line_span[0]}–{c.line_span[1]}" for _, c in worst],
-            "flags": [", ".join(view.display_flags(c, settings.tiny_below)) for _, c in worst],
+            "flags": [", ".join(view.display_flags(c, view.tiny_below(settings))) for _, c in worst],
             "starts with": [c.markdown.strip().splitlines()[0][:80] if c.markdown.strip() else "" for _, c in worst],
         }
     ),

@@ -10,9 +10,9 @@ import importlib.util
 import streamlit as st
 
 import chunker
-from chunk_inspector.app import cache, evaluate_view, frame
+from chunk_inspector.app import cache, evaluate_view, frame, view
 from chunk_inspector.app.evaluate_view import INDEXES, EngineRun
-from chunk_inspector.app.view import Settings, md_escape
+from chunk_inspector.app.view import md_escape
 from chunk_inspector.evaluate.metrics import BUDGET, Contender, Evaluation, K, evaluate
 from chunk_inspector.evaluate.questions import QuestionSet, QuestionSetError
 from chunk_inspector.evaluate.retrievers import Retriever, get_retriever
@@ -65,18 +65,20 @@ def _parse(tokenizer: str) -> evaluate_view.Parse:
     return parse
 
 
-def _repack(name: str, doc: chunker.Document, settings: Settings) -> chunker.ChunkSet:
+def _repack(name: str, doc: chunker.Document, settings: chunker.ChunkOptions) -> chunker.ChunkSet:
     return frame.chunk_cached(frame.digest(doc.text), name, settings, doc)
 
 
-def _engine_run(key: str, settings: Settings, retriever: str, index: str, _questions: QuestionSet) -> EngineRun:
+def _engine_run(
+    key: str, settings: chunker.ChunkOptions, retriever: str, index: str, _questions: QuestionSet
+) -> EngineRun:
     """One evaluation per (set, settings, retriever, index), in the app's memory-bounded cache. Its documents
     and chunk sets come from that cache too: counted there, not again here, and the evaluation, which holds
     them, depends on them (evicted with any of them)."""
 
     def run() -> EngineRun:
         return evaluate_view.run_engine(
-            _questions, settings, _retriever(retriever), INDEXES[index], _parse(settings.tokenizer), _repack
+            _questions, settings, _retriever(retriever), INDEXES[index], _parse(settings.tokenizer_name), _repack
         )
 
     def size(run: EngineRun) -> int:
@@ -105,7 +107,7 @@ def _peer_run(key: str, peer: str, hard_cap: int, target: int, retriever: str, _
 
 
 @st.cache_resource(max_entries=8, show_spinner="Counting the dense model's word pieces…")
-def _truncated(key: str, settings: Settings, index: str, _run: EngineRun) -> float:
+def _truncated(key: str, settings: chunker.ChunkOptions, index: str, _run: EngineRun) -> float:
     from chunk_inspector.evaluate.dense import DenseRetriever
 
     retriever = _retriever("dense")
@@ -308,7 +310,7 @@ if st.session_state.get("eval_question") not in by_id:
     st.session_state.eval_question = ids[0]
 choice = st.selectbox("Question (misses first)", ids, format_func=_label, key="eval_question")
 result = by_id[str(choice)]
-detail = evaluate_view.miss_detail(run, result, settings.tiny_below)
+detail = evaluate_view.miss_detail(run, result, view.tiny_below(settings))
 
 q = result.question
 rank = f"its answer's first chunk is at rank {result.first_rank}" if result.first_rank else "no chunk holds its answer"

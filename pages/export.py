@@ -18,7 +18,7 @@ def _records(n: int) -> str:
 
 
 st.subheader(f"Export · {view.md_escape(doc.name)}")
-tokenizer = view.md_escape(view.tokenizer_label(settings.tokenizer))
+tokenizer = view.md_escape(view.tokenizer_label(settings.tokenizer_name))
 st.caption(f"{len(chunks)} chunks at target {settings.target}, hard cap {settings.hard_cap} ({tokenizer}).")
 
 st.markdown("**Chunk set**")

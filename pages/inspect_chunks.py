@@ -30,12 +30,12 @@ opened = frame.current()
 if opened is None:
     st.stop()
 doc, chunks, settings = opened.doc, opened.chunks, opened.settings
-stats = view.summary(chunks, settings.tiny_below)
+stats = view.summary(chunks, view.tiny_below(settings))
 
 st.subheader(view.md_escape(doc.name))
 st.caption(
     f"{doc.byte_count:,} bytes · {doc.line_count:,} lines · "
-    f"{doc.token_count:,} tokens ({view.md_escape(view.tokenizer_label(settings.tokenizer))}) · "
+    f"{doc.token_count:,} tokens ({view.md_escape(view.tokenizer_label(settings.tokenizer_name))}) · "
     f"target {settings.target} · hard cap {settings.hard_cap}"
     + (f" · overlap {settings.overlap}" if settings.overlap else "")
     + (f" · min {settings.min_tokens}" if settings.min_tokens else "")
@@ -95,7 +95,7 @@ st.markdown("**Chunks** · choose a row to see its text and highlight it in the 
 table_col, source_col = st.columns([1, 1], gap="medium")
 with table_col:
     first_chunk, stop_chunk = rows_shown("Chunks", len(chunks), f"chunks-page-{opened.key[:12]}")
-    table = view.chunk_rows(doc, chunks[first_chunk:stop_chunk], settings.tiny_below)
+    table = view.chunk_rows(doc, chunks[first_chunk:stop_chunk], view.tiny_below(settings))
     event = st.dataframe(
         table,
         key=f"chunks-{opened.key[:12]}-{first_chunk}",  # a selection belongs to its page
@@ -159,7 +159,7 @@ with source_col:
                 last=last,
                 selected=selected,
                 highlight=highlight,
-                tiny_below=settings.tiny_below,
+                tiny_below=view.tiny_below(settings),
             )
         )
     else:
@@ -168,7 +168,7 @@ with source_col:
 if selected is not None:
     chunk = chunks[selected]
     st.markdown(f"**Selected:** {view.md_escape(view.chunk_label(chunk))}")
-    flags = view.display_flags(chunk, settings.tiny_below)
+    flags = view.display_flags(chunk, view.tiny_below(settings))
     if flags:
         st.warning("Flags: " + view.md_escape(", ".join(flags)))
     names = ["Raw markdown", "Rendered", "contextualize()"]
@@ -183,7 +183,7 @@ if selected is not None:
         st.code(chunk.contextualize(), language="markdown", wrap_lines=True)
     if why:
         with why[0]:
-            terms = cost_terms(doc, settings.chunk_options(), chunk)
+            terms = cost_terms(doc, settings, chunk)
             if terms is None:
                 st.info("This chunk does not start and end at boundaries of the optimal packing: no cost to show.")
             else:

@@ -30,7 +30,7 @@ def _sweep(opened: frame.Opened, targets: tuple[int, ...], caps: tuple[int, ...]
         def progress(done: float, what: str) -> None:
             bar.progress(done, text=f"Chunking at {what}")
 
-        cache[key] = view.sweep(opened.doc, targets, caps, settings.chunk_options(), settings.tiny_below, progress)
+        cache[key] = view.sweep(opened.doc, targets, caps, settings, view.tiny_below(settings), progress)
         bar.empty()
         while len(cache) > 8:
             cache.pop(next(iter(cache)))
@@ -51,7 +51,7 @@ def _with_recall(opened: frame.Opened, data: pd.DataFrame, loaded: Any) -> pd.Da
     cache_key = (key, retriever, index_label, grid, others)
     if cache_key not in cache:
         docs = {
-            name: frame.parse_cached(frame.digest(text), name, settings.tokenizer, text)
+            name: frame.parse_cached(frame.digest(text), name, settings.tokenizer_name, text)
             for name, text in questions.documents.items()
         }
         bar = st.progress(0.0, text="Evaluating…")
@@ -63,7 +63,7 @@ def _with_recall(opened: frame.Opened, data: pd.DataFrame, loaded: Any) -> pd.Da
             questions,
             docs,
             grid,
-            settings.chunk_options(),
+            settings,
             get_retriever(retriever),
             evaluate_view.INDEXES[index_label],
             progress,
@@ -114,7 +114,7 @@ if data.empty:
 metrics = [
     ("chunks", "Chunk count"),
     ("spread", "Size spread (std dev, tokens)"),
-    ("tiny_share", f"Tiny-chunk share (< {settings.tiny_below} tokens)"),
+    ("tiny_share", f"Tiny-chunk share (< {view.tiny_below(settings)} tokens)"),
     ("total_tokens", "Total tokens embedded (cost)"),
 ]
 loaded = st.session_state.get("eval_loaded")  # the question set chosen on the Evaluate page

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunk_inspector.app.view import Settings
+from chunk_inspector.app.url_settings import build_settings
 from chunk_inspector.cli.commands import main
 
 TEXT = "# Guide\n\nSome words. More words here.\n\n## Part\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
@@ -56,14 +56,48 @@ def test_the_value_is_frozen_and_every_copy_is_validated() -> None:
 
 
 def test_the_app_and_the_cli_build_the_same_value(tmp_path: Path) -> None:
-    settings = Settings(target=128, hard_cap=256, overlap=8, strategy="balanced")
+    settings, notes = build_settings("cl100k_base", 256, 128, 8, 0, True, False, "balanced")
+    assert notes == []
     source, out = tmp_path / "doc.md", tmp_path / "doc.json"
     source.write_text(TEXT, encoding="utf-8")
     flags = ["--target", "128", "--hard-cap", "256", "--overlap", "8", "--strategy", "balanced"]
     assert main([str(source), *flags, "-o", str(out), "--quiet"]) == 0
     config = json.loads(out.read_text(encoding="utf-8"))["config"]
-    options = settings.chunk_options()
-    assert options == chunker.ChunkOptions(128, 256, overlap=8, strategy="balanced")
+    options = settings
+    assert options == chunker.ChunkOptions(128, 256, overlap=8, strategy="balanced", tokenizer="cl100k_base")
     assert config == options.config("cl100k_base", config["engine"])
-    with pytest.raises(chunker.ConfigError, match="overlap=300 must be less than half the hard cap"):
-        Settings(overlap=300).chunk_options()
+    with pytest.raises(chunker.ConfigError, match="overlap=600 must be less than half the hard cap"):
+        chunker.ChunkOptions(overlap=600)
+
+
+def test_nearest_moves_each_value_by_the_options_own_rules() -> None:
+    """What a control or a link may hold becomes the nearest valid value, each move with a note."""
+    options, notes = chunker.ChunkOptions.nearest(
+        target=600, hard_cap=512, overlap=400, min_tokens=9999, breadcrumb_in_budget=True, strategy="fast"
+    )
+    assert options == chunker.ChunkOptions(512, 512, overlap=255, min_tokens=512, breadcrumb_in_budget=True)
+    assert notes == [
+        "strategy fast → optimal (the default; unknown strategy)",
+        "target 600 → 512 (it cannot exceed the hard cap)",
+        "overlap 400 → 255 (less than half the hard cap)",
+        "minimum chunk 9999 → 512 (the hard cap)",
+    ]
+    small, notes = chunker.ChunkOptions.nearest(hard_cap=4, breadcrumb_in_budget=True)
+    assert (small.hard_cap, small.breadcrumb_in_budget) == (chunker.MIN_HARD_CAP, False) and len(notes) == 3
+    assert chunker.ChunkOptions.nearest() == (chunker.ChunkOptions(), [])
+    with pytest.raises(chunker.ConfigError, match="unknown option"):
+        chunker.ChunkOptions.nearest(colour="red")
+
+
+def test_options_that_name_another_tokenizer_than_the_documents_are_refused() -> None:
+    """A document keeps the tokenizer it was counted with: packing it under another name is a mistake."""
+    doc = chunker.parse(TEXT, name="guide.md")
+    assert chunker.chunk_with(doc, chunker.ChunkOptions(tokenizer="cl100k_base"))
+    counted = chunker.parse(TEXT, name="guide.md", tokenizer=len)
+    with pytest.raises(chunker.ConfigError, match="the document was parsed with 'callable:len'"):
+        chunker.chunk_with(counted, chunker.ChunkOptions(tokenizer="cl100k_base"))
+    assert chunker.chunk(counted, 16, 32)  # options without a tokenizer take the document's own
+    one = chunker.ChunkOptions(16, 32, strategy="balanced", tokenizer="cl100k_base")
+    assert chunker.chunk_markdown(TEXT, "guide.md", options=one).config["tokenizer"] == "cl100k_base"
+    with pytest.raises(chunker.ConfigError, match="either options"):
+        chunker.chunk_markdown(TEXT, "guide.md", options=one, overlap=2)

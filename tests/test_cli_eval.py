@@ -60,7 +60,7 @@ def test_the_table_shows_the_same_recall_as_the_library(tmp_path: Path, capsys: 
     out = capsys.readouterr().out
     assert code == 0
     qs = load_question_set(path, tmp_path / "docs")
-    ev = evaluate(qs, Contender.engine(16, 32), BM25Retriever())
+    ev = evaluate(qs, Contender.engine(chunker.ChunkOptions(16, 32)), BM25Retriever())
     row = next(line for line in out.splitlines() if line.startswith("engine 16/32 "))
     cells = row.split()
     assert cells[2] == str(len(ev.chunks))

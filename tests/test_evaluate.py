@@ -138,7 +138,7 @@ def test_engine_chunks_keep_their_spans_and_bm25_finds_the_answer() -> None:
         "jsonl",
         {"guide.md": GUIDE},
     )
-    contender = Contender.engine(16, 32)
+    contender = Contender.engine(chunker.ChunkOptions(16, 32))
     chunks = index_chunks(contender, questions.documents)
     for c in chunks:
         assert c.char_span is not None
@@ -150,7 +150,7 @@ def test_engine_chunks_keep_their_spans_and_bm25_finds_the_answer() -> None:
 
 
 def test_context_index_puts_the_breadcrumb_in_front_and_counts_it() -> None:
-    contender = Contender.engine(16, 32, index="context")
+    contender = Contender.engine(chunker.ChunkOptions(16, 32), index="context")
     chunks = index_chunks(contender, {"guide.md": GUIDE})
     count = chunker.get_tokenizer("cl100k_base").count
     assert chunks[-1].text.startswith("guide.md › Guide › Configure\n\n## Configure\n\nSet the colour")

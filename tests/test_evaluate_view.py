@@ -9,7 +9,6 @@ import pytest
 
 import chunker
 from chunk_inspector.app import evaluate_view
-from chunk_inspector.app.view import Settings
 from chunk_inspector.evaluate.metrics import Contender, Index, evaluate
 from chunk_inspector.evaluate.questions import QuestionSet, QuestionSetError, read_question_set
 from chunk_inspector.evaluate.retrievers import get_retriever
@@ -50,17 +49,17 @@ def parse(name: str, text: str) -> chunker.Document:
     return chunker.parse(text, name=name)
 
 
-def repack(name: str, doc: chunker.Document, settings: Settings) -> chunker.ChunkSet:
-    return chunker.chunk_with(doc, settings.chunk_options())
+def repack(name: str, doc: chunker.Document, settings: chunker.ChunkOptions) -> chunker.ChunkSet:
+    return chunker.chunk_with(doc, settings)
 
 
 @pytest.mark.parametrize("index", ["markdown", "context"])
 def test_run_engine_gives_evaluates_numbers(index: Index) -> None:
     """The page's path (the app's parse and chunk) scores exactly as evaluate() with Contender.engine."""
     questions = make_set()
-    settings = Settings(target=16, hard_cap=32, min_tokens=0)
+    settings = chunker.ChunkOptions(target=16, hard_cap=32, min_tokens=0)
     run = evaluate_view.run_engine(questions, settings, get_retriever("bm25"), index, parse, repack)
-    contender = Contender.for_options(settings.chunk_options(), index)
+    contender = Contender.engine(settings, index)
     reference = evaluate(questions, contender, get_retriever("bm25"))
     assert run.evaluation.mean() == reference.mean()
     assert run.evaluation.chunks == reference.chunks
@@ -71,7 +70,7 @@ def test_run_engine_gives_evaluates_numbers(index: Index) -> None:
 def test_the_miss_view_escapes_document_text_and_marks_the_excerpt() -> None:
     questions = make_set()
     run = evaluate_view.run_engine(
-        questions, Settings(target=16, hard_cap=32), get_retriever("bm25"), "markdown", parse, repack
+        questions, chunker.ChunkOptions(target=16, hard_cap=32), get_retriever("bm25"), "markdown", parse, repack
     )
     result = next(r for r in run.evaluation.results if r.question.id == "q1")
     detail = evaluate_view.miss_detail(run, result)
@@ -86,7 +85,7 @@ def test_the_miss_view_escapes_document_text_and_marks_the_excerpt() -> None:
 def test_question_table_lists_misses_first_and_kind_table_one_column_per_kind() -> None:
     questions = make_set()
     run = evaluate_view.run_engine(
-        questions, Settings(target=16, hard_cap=32), get_retriever("bm25"), "markdown", parse, repack
+        questions, chunker.ChunkOptions(target=16, hard_cap=32), get_retriever("bm25"), "markdown", parse, repack
     )
     ev = run.evaluation
     table = evaluate_view.question_table(ev)
@@ -130,7 +129,9 @@ def test_recall_sweep_matches_evaluate_at_every_point() -> None:
     options = chunker.ChunkOptions(overlap=10)  # its target and hard cap are replaced by the grid's
     recalls = evaluate_view.recall_sweep(questions, docs, grid, options, get_retriever("bm25"), "markdown")
     for (target, cap), recall in zip(grid[:2], recalls[:2], strict=True):
-        want = evaluate(questions, Contender.engine(target, cap, overlap=10), get_retriever("bm25"))
+        want = evaluate(
+            questions, Contender.engine(chunker.ChunkOptions(target, cap, overlap=10)), get_retriever("bm25")
+        )
         assert recall == want.mean()["recall@budget"]
     assert recalls[2] is None, "overlap 10 does not fit under half a cap of 16"
 
@@ -154,7 +155,7 @@ def test_holders_far_apart_are_drawn_alone_with_the_chunks_between_named() -> No
     ]
     questions = read_question_set(json.dumps(record), "jsonl", {"harbour.md": DOC})
     run = evaluate_view.run_engine(
-        questions, Settings(target=16, hard_cap=16), get_retriever("bm25"), "markdown", parse, repack
+        questions, chunker.ChunkOptions(target=16, hard_cap=16), get_retriever("bm25"), "markdown", parse, repack
     )
     result = run.evaluation.results[0]
     holders = sorted(result.holders)

@@ -16,7 +16,7 @@ import pytest
 
 import chunker
 from chunk_inspector.cli.commands import main
-from chunk_inspector.cli.corpus import CorpusSettings, find_markdown
+from chunk_inspector.cli.corpus import find_markdown
 from tests.readme_snippets import doc_blocks
 
 ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
@@ -172,16 +172,14 @@ class TestRayCli:
 
     def test_run_ray_reuses_a_running_ray(self, corpus: Path, tmp_path: Path) -> None:
         """Ray started by the caller stays up after run_ray (it shuts down only a Ray it started)."""
-        summary = run_ray(corpus, tmp_path / "out", CorpusSettings("cl100k_base", chunker.ChunkOptions(512, 1024)))
+        summary = run_ray(corpus, tmp_path / "out", chunker.ChunkOptions(512, 1024))
         assert ray.is_initialized()
         assert summary.files == len(list(corpus.rglob("*.md"))) and len(summary.failures) == 2
 
     def test_a_file_that_cannot_be_read_is_skipped_in_its_place(self, corpus: Path, tmp_path: Path) -> None:
         """A file gone (or unreadable) when the driver reads it is skipped with its reason; the others are chunked."""
         files = [Path("gone.md"), Path("poetry_cli.md")]
-        summary = run_ray(
-            corpus, tmp_path / "out", CorpusSettings("cl100k_base", chunker.ChunkOptions(512, 1024)), files=files
-        )
+        summary = run_ray(corpus, tmp_path / "out", chunker.ChunkOptions(512, 1024), files=files)
         rows = pq.read_table(tmp_path / "out" / "chunks.parquet").to_pylist()
         assert rows[0]["document"] == "gone.md" and "no such file" in rows[0]["error"]
         assert {r["document"] for r in rows[1:]} == {"poetry_cli.md"} and summary.documents == 1

@@ -22,7 +22,6 @@ from chunk_inspector.app.url_settings import (
     build_settings,
     check_query,
 )
-from chunk_inspector.app.view import Settings
 
 SAMPLES = ["a.md", "poetry_cli.md", "z.md"]
 DEFAULT = "poetry_cli.md"
@@ -125,7 +124,7 @@ def test_any_query_gives_valid_settings_and_a_link_that_reads_back_unchanged(
         link.breadcrumb_in_budget,
         link.strategy,
     )
-    assert isinstance(built, Settings)  # validated as the engine's options are
+    assert isinstance(built, chunker.ChunkOptions)  # the engine's options, validated
     again = check_query(corrected(query, checked.fixes), SAMPLES, DEFAULT)
     assert again.fixes == {} and again.notes == ()
     assert again.settings == checked.settings
@@ -159,10 +158,10 @@ def test_the_engines_settings_build_from_any_values_the_widgets_allow(
         ({"overlap": "99999999999999999999999"}, "overlap", MAX_OVERLAP, f"→ {MAX_OVERLAP} (the largest)"),
         ({"min_tokens": "1e400"}, "min_tokens", 0, "minimum chunk '1e400' is not a number → 0"),
         ({"hard_cap": "700"}, "hard_cap", 600, "hard cap '700' → 600 (the nearest slider stop below)"),
-        ({"hard_cap": "1e400"}, "hard_cap", 512, "hard cap '1e400' is not a number → 512"),
+        ({"hard_cap": "1e400"}, "hard_cap", 1024, "hard cap '1e400' is not a number → 1024"),
         ({"hard_cap": "3"}, "hard_cap", 16, "→ 16 (the smallest stop)"),
         ({"target": "257"}, "target", 256, "target '257' → 256"),
-        ({"target": "1024"}, "target", 512, "target 1024 → 512 (it cannot exceed the hard cap)"),
+        ({"target": "2048"}, "target", 1024, "target 2048 → 1024 (it cannot exceed the hard cap)"),
         ({"strategy": "evil"}, "strategy", chunker.DEFAULT_STRATEGY, "packing 'evil' is not one of the choices"),
         ({"tokenizer": "../../x.json"}, "tokenizer", "cl100k_base", "tokenizer '../../x.json' is not one of"),
         ({"sample": "../../etc/passwd"}, "sample", DEFAULT, "sample '../../etc/passwd' is not one of the choices"),
@@ -190,8 +189,8 @@ def test_a_valid_link_is_left_as_it_is() -> None:
 
 
 def test_a_correction_to_the_default_removes_the_parameter_and_a_spelling_is_fixed_silently() -> None:
-    checked = check_query({"overlap": "abc", "hard_cap": "01024", "target": "256.0"}, SAMPLES, DEFAULT)
-    assert checked.fixes == {"overlap": None, "hard_cap": "1024", "target": None}
+    checked = check_query({"overlap": "abc", "hard_cap": "0512", "target": "384.0"}, SAMPLES, DEFAULT)
+    assert checked.fixes == {"overlap": None, "hard_cap": "512", "target": None}
     assert checked.notes == ("overlap 'abc' is not a number → 0",)
 
 

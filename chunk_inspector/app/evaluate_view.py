@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 import chunker
-from chunk_inspector.app.view import Outline, Settings, section_path, source_html
+from chunk_inspector.app.view import Outline, section_path, source_html
 from chunk_inspector.evaluate.metrics import (
     BUDGET,
     Contender,
@@ -76,7 +76,9 @@ MAX_SET_BYTES = 20 * 1000 * 1000  # an uploaded question set, refused above this
 INDEXES: dict[str, Index] = {"markdown": "markdown", "contextualize()": "context"}
 
 Parse = Callable[[str, str], chunker.Document]  # (name, text) -> the parsed document
-Repack = Callable[[str, chunker.Document, Settings], chunker.ChunkSet]  # (name, document, settings) -> chunks
+Repack = Callable[
+    [str, chunker.Document, chunker.ChunkOptions], chunker.ChunkSet
+]  # (name, document, settings) -> chunks
 
 
 # -- question sets --------------------------------------------------------------
@@ -183,7 +185,7 @@ def engine_chunks(chunk_sets: Mapping[str, chunker.ChunkSet], index: Index) -> l
 
 def run_engine(
     questions: QuestionSet,
-    settings: Settings,
+    settings: chunker.ChunkOptions,
     retriever: Retriever,
     index: Index,
     parse: Parse,
@@ -201,7 +203,7 @@ def run_engine(
     for name, chunks in chunk_sets.items():
         offsets[name] = total
         total += len(chunks)
-    contender = Contender.for_options(settings.chunk_options(), index, settings.tokenizer)
+    contender = Contender.engine(settings, index)
     evaluation = evaluate(questions, contender, retriever, k=k, budget=budget, chunks=engine_chunks(chunk_sets, index))
     return EngineRun(evaluation, docs, chunk_sets, offsets)
 
@@ -227,7 +229,7 @@ def recall_sweep(
             out.append(None)
             continue
         sets = {name: chunker.chunk_with(doc, point) for name, doc in docs.items()}
-        contender = Contender.for_options(point, index)
+        contender = Contender.engine(point, index)
         evaluation = evaluate(questions, contender, retriever, chunks=engine_chunks(sets, index))
         out.append(evaluation.mean()["recall@budget"])
     if progress is not None:

@@ -30,7 +30,7 @@ from streamlit.errors import StreamlitAPIException
 import chunker
 from chunk_inspector.app import cache, url_settings, view
 from chunk_inspector.app.url_settings import SIZES, SOURCES, TOKENIZERS
-from chunk_inspector.app.view import Settings, md_escape
+from chunk_inspector.app.view import md_escape
 from chunker.decode import decode_markdown
 from chunker.tokens import HF_MEMORY_PREFIX, hf_tokenizer_from_json
 
@@ -78,7 +78,7 @@ class Opened:
 
     doc: chunker.Document
     chunks: chunker.ChunkSet
-    settings: Settings
+    settings: chunker.ChunkOptions
     key: str  # sha256 of the text: identifies the document in caches and keys
 
 
@@ -91,7 +91,7 @@ def document_key(key: str, name: str, tokenizer: str) -> tuple[str, str, str, st
     return ("doc", key, name, tokenizer)
 
 
-def chunks_key(key: str, name: str, settings: Settings) -> tuple[str, str, str, Settings]:
+def chunks_key(key: str, name: str, settings: chunker.ChunkOptions) -> tuple[str, str, str, chunker.ChunkOptions]:
     """The shared cache's key of a chunk set (it depends on its document's key)."""
     return ("chunks", key, name, settings)
 
@@ -133,13 +133,13 @@ def parse_cached(key: str, name: str, tokenizer: str, _text: str) -> chunker.Doc
     return open_document(key, name, tokenizer, _text).value
 
 
-def chunk_cached(key: str, name: str, settings: Settings, _doc: chunker.Document) -> chunker.ChunkSet:
+def chunk_cached(key: str, name: str, settings: chunker.ChunkOptions, _doc: chunker.Document) -> chunker.ChunkSet:
     """Re-pack only: the Document (and its caches of cutting work) comes from :func:`parse_cached`. The chunk
     set is cached with its document (evicted with it) while the document is; pinned for this run."""
-    doc_key = document_key(key, name, settings.tokenizer)
+    doc_key = document_key(key, name, settings.tokenizer_name)
 
     def pack() -> chunker.ChunkSet:
-        return chunker.chunk_with(_doc, settings.chunk_options())
+        return chunker.chunk_with(_doc, settings)
 
     got = cache.shared().get(
         chunks_key(key, name, settings),
@@ -156,7 +156,7 @@ def chunk_cached(key: str, name: str, settings: Settings, _doc: chunker.Document
 def heading_tree_cached(opened: Opened) -> pd.DataFrame:
     """The open document's heading tree (:func:`view.heading_tree`): made once per document, kept with it in
     the shared cache (evicted with it); each move adds only its chunk set's columns (:func:`view.tree_rows`)."""
-    doc_key = document_key(opened.key, opened.doc.name, opened.settings.tokenizer)
+    doc_key = document_key(opened.key, opened.doc.name, opened.settings.tokenizer_name)
     return (
         cache.shared()
         .get(
@@ -361,7 +361,7 @@ def _default_sample() -> str:
     return DEFAULT_SAMPLE if DEFAULT_SAMPLE in names else names[0]
 
 
-def _controls() -> Settings:
+def _controls() -> chunker.ChunkOptions:
     side = st.sidebar
     side.selectbox(
         "Tokenizer",
@@ -373,7 +373,7 @@ def _controls() -> Settings:
     side.select_slider(
         "Hard cap (tokens)",
         SIZES,
-        512,
+        chunker.DEFAULT_HARD_CAP,
         key="hard_cap",
         bind="query-params",
         on_change=_moved,
@@ -383,7 +383,7 @@ def _controls() -> Settings:
     side.select_slider(
         "Target (tokens)",
         SIZES,
-        256,
+        chunker.DEFAULT_TARGET,
         key="target",
         bind="query-params",
         on_change=_moved,
@@ -519,7 +519,7 @@ def sidebar() -> None:
     key = _key_of(text)
     cache.shared().release(cache.run_holder())  # the last run's pins, if it ended without release()
     try:
-        got = open_document(key, name, settings.tokenizer, text)
+        got = open_document(key, name, settings.tokenizer_name, text)
         doc = got.value
         chunks = chunk_cached(key, name, settings, doc)
     except chunker.ChunkerError as exc:
@@ -534,7 +534,7 @@ def sidebar() -> None:
         )
         return
     store = cache.shared()
-    footprint = (store.size_of(document_key(key, name, settings.tokenizer)) or got.size) + (
+    footprint = (store.size_of(document_key(key, name, settings.tokenizer_name)) or got.size) + (
         store.size_of(chunks_key(key, name, settings)) or 0
     )
     if not got.kept or footprint > store.budget:

@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import chunker
-from chunk_inspector.app.view import Settings
 
 __all__ = [
     "DEFAULTS",
@@ -78,8 +77,8 @@ class LinkSettings:
     source: str = "Sample"
     sample: str = ""  # "" until check_query names the default sample
     tokenizer: str = "cl100k_base"
-    hard_cap: int = 512
-    target: int = 256
+    hard_cap: int = chunker.DEFAULT_HARD_CAP  # the app opens at the engine's defaults (docs/method.md §5a)
+    target: int = chunker.DEFAULT_TARGET
     strategy: str = chunker.DEFAULT_STRATEGY
     overlap: int = 0
     min_tokens: int = 0
@@ -244,29 +243,18 @@ def build_settings(
     repeat_table_header: bool,
     breadcrumb_in_budget: bool,
     strategy: str,
-) -> tuple[Settings, list[str]]:
-    """The engine's settings for the sidebar's values (each within its widget's range), and a note for what
-    was lowered so that the hard cap can hold it: the target to the cap, the overlap under half the cap, the
-    minimum chunk to the cap; the breadcrumb is left out of the budget of a cap too small to hold it."""
-    hard_cap = min(max(int(hard_cap), chunker.MIN_HARD_CAP), SIZES[-1])
-    target = min(max(int(target), 1), hard_cap)
-    overlap, min_tokens = max(int(overlap), 0), max(int(min_tokens), 0)
-    fixes = []
-    if overlap * 2 >= hard_cap:
-        fixes.append(f"overlap {overlap} → {(hard_cap - 1) // 2} (less than half the hard cap)")
-        overlap = (hard_cap - 1) // 2
-    if min_tokens > hard_cap:
-        fixes.append(f"minimum chunk {min_tokens} → {hard_cap} (the hard cap)")
-        min_tokens = hard_cap
-    in_budget = bool(breadcrumb_in_budget) and hard_cap >= 2 * chunker.MIN_HARD_CAP
-    settings = Settings(
+) -> tuple[chunker.ChunkOptions, list[str]]:
+    """The engine's options for the sidebar's values (each within its widget's range), and a note for each
+    value moved so that the hard cap can hold it: :meth:`chunker.ChunkOptions.nearest`, the engine's own
+    rules (the target to the cap, the overlap under half the cap, the minimum chunk to the cap, the
+    breadcrumb out of the budget of a cap too small to hold it)."""
+    return chunker.ChunkOptions.nearest(
         tokenizer=tokenizer,
-        target=target,
-        hard_cap=hard_cap,
-        overlap=overlap,
-        min_tokens=min_tokens,
+        hard_cap=min(int(hard_cap), SIZES[-1]),
+        target=int(target),
+        overlap=int(overlap),
+        min_tokens=int(min_tokens),
         repeat_table_header=bool(repeat_table_header),
-        breadcrumb_in_budget=in_budget,
-        strategy=strategy if strategy in chunker.STRATEGIES else chunker.DEFAULT_STRATEGY,
+        breadcrumb_in_budget=bool(breadcrumb_in_budget),
+        strategy=str(strategy),
     )
-    return settings, fixes

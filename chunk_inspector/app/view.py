@@ -16,7 +16,7 @@ import statistics
 import unicodedata
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from html.parser import HTMLParser
 from operator import attrgetter
 from pathlib import Path
@@ -36,7 +36,6 @@ __all__ = [
     "RENDERED_CSS",
     "TINY_DEFAULT",
     "Outline",
-    "Settings",
     "archive_names",
     "boundary_diff",
     "chunk_html",
@@ -55,6 +54,7 @@ __all__ = [
     "source_html",
     "summary",
     "sweep",
+    "tiny_below",
     "tokenizer_label",
     "tree_rows",
 ]
@@ -75,22 +75,9 @@ PALETTE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Settings(chunker.ChunkOptions):
-    """Everything that decides a chunk set, as the app's controls hold it: the engine's options (the
-    app's defaults: target 256, hard cap 512) and the tokenizer. Validated as the options are."""
-
-    target: int = 256
-    hard_cap: int = 512
-    tokenizer: str = "cl100k_base"
-
-    def chunk_options(self) -> chunker.ChunkOptions:
-        """The engine's options alone (without the tokenizer)."""
-        return chunker.ChunkOptions(**{f.name: getattr(self, f.name) for f in fields(chunker.ChunkOptions)})
-
-    @property
-    def tiny_below(self) -> int:
-        return self.min_tokens or TINY_DEFAULT
+def tiny_below(options: chunker.ChunkOptions) -> int:
+    """The size under which the app calls a chunk tiny: the options' minimum chunk, else the small size."""
+    return options.min_tokens or TINY_DEFAULT
 
 
 # -- untrusted text in Markdown ---------------------------------------------------
@@ -703,15 +690,15 @@ def boundary_diff(a: Sequence[chunker.Chunk], b: Sequence[chunker.Chunk]) -> tup
 _SNIPPET_OPTIONS = ("overlap", "min_tokens", "repeat_table_header", "breadcrumb_in_budget", "strategy")
 
 
-def python_snippet(name: str, settings: Settings) -> str:
+def python_snippet(name: str, settings: chunker.ChunkOptions) -> str:
     """Python that reproduces the current chunk set from the file ``name``."""
-    opts = settings.chunk_options().keywords()
+    opts = {k: v for k, v in settings.keywords().items() if k != "tokenizer"}
     args = "".join(f",\n    {key}={opts[key]!r}" for key in _SNIPPET_OPTIONS)
     return (
         "from pathlib import Path\n\n"
         "import chunker\n\n"
         f"text = Path({name!r}).read_text(encoding='utf-8')\n"
-        f"doc = chunker.parse(text, name={name!r}, tokenizer={tokenizer_label(settings.tokenizer)!r})\n"
+        f"doc = chunker.parse(text, name={name!r}, tokenizer={tokenizer_label(settings.tokenizer_name)!r})\n"
         "chunks = chunker.chunk(\n"
         f"    doc,\n    target={settings.target},\n    hard_cap={settings.hard_cap}{args},\n)\n"
         "print(len(chunks), 'chunks')\n"
@@ -719,14 +706,14 @@ def python_snippet(name: str, settings: Settings) -> str:
     )
 
 
-def cli_command(name: str, settings: Settings) -> str:
+def cli_command(name: str, settings: chunker.ChunkOptions) -> str:
     """The ``chunker`` command line that writes the same JSON."""
     parts = [
         "chunker",
         _shell_quote(name),
         f"--target {settings.target}",
         f"--hard-cap {settings.hard_cap}",
-        f"--tokenizer {_shell_quote(tokenizer_label(settings.tokenizer))}",
+        f"--tokenizer {_shell_quote(tokenizer_label(settings.tokenizer_name))}",
     ]
     if settings.overlap:
         parts.append(f"--overlap {settings.overlap}")

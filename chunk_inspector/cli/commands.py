@@ -26,7 +26,7 @@ import chunker
 from chunk_inspector.cli.corpus import (
     LAYER_FILES,
     MARKDOWN_SUFFIXES,
-    CorpusSettings,
+    Output,
     find_markdown,
     resolve_jobs,
     run_corpus,
@@ -331,6 +331,7 @@ def _chunk_options(ns: argparse.Namespace) -> chunker.ChunkOptions:
         repeat_table_header=not ns.no_repeat_table_header,
         include_front_matter=ns.include_front_matter,
         strategy=ns.strategy,
+        tokenizer=ns.tokenizer,
     )
 
 
@@ -348,7 +349,7 @@ def _chunk(ns: argparse.Namespace) -> int:
             if out.exists() and same_file(out, ns.path):
                 raise CliError(f"-o {display(ns.output)} would overwrite the input {display(ns.path)}; write elsewhere")
     text = read_markdown(ns.path, ns.max_size)
-    chunks = chunker.chunk_with(chunker.parse(text, name=ns.path.name, tokenizer=ns.tokenizer), options)
+    chunks = chunker.chunk_with(chunker.parse(text, name=ns.path.name, tokenizer=options.tokenizer), options)
     if ns.layers:
         _write_layers(ns.output, chunks.layers_jsonl())
         if not ns.quiet:
@@ -394,13 +395,13 @@ def _corpus(ns: argparse.Namespace) -> int:
         raise CliError(f"-o {display(out)} is the input folder; give another folder to write into")
     # Check the tokenizer, limits and options once, before any work: mistakes are usage errors.
     options = _chunk_options(ns)
-    chunker.get_tokenizer(ns.tokenizer)
+    chunker.get_tokenizer(options.tokenizer)
     files = find_markdown(root, exclude=out)
     if not files:
         raise CliError(f"no Markdown files ({', '.join(MARKDOWN_SUFFIXES)}) under {display(root)}")
-    settings = CorpusSettings(ns.tokenizer, options, ns.layers, ns.max_size)
+    output = Output(ns.layers, ns.max_size)
     if ns.ray is not None:
-        return _ray(ns, settings, files)
+        return _ray(ns, options, output, files)
     progress = Progress(len(files), sys.stderr, enabled=not ns.quiet)
     jobs = resolve_jobs(ns.jobs, len(files))
     if ns.jobs > jobs and not ns.quiet:
@@ -409,7 +410,8 @@ def _corpus(ns: argparse.Namespace) -> int:
         summary = run_corpus(
             root,
             out,
-            settings,
+            options,
+            output,
             jobs=jobs,
             on_done=progress.advance,
             on_failure=lambda message: progress.message(f"skipped: {message}"),
@@ -426,7 +428,7 @@ def _corpus(ns: argparse.Namespace) -> int:
     return EXIT_FAILURES if summary.failures else 0
 
 
-def _ray(ns: argparse.Namespace, settings: CorpusSettings, files: list[Path]) -> int:
+def _ray(ns: argparse.Namespace, options: chunker.ChunkOptions, output: Output, files: list[Path]) -> int:
     """``--ray [ADDRESS]``: the directory run on Ray Data (:mod:`chunk_inspector.cli.ray_run`)."""
     from chunk_inspector.cli.ray_run import run_ray
 
@@ -435,7 +437,8 @@ def _ray(ns: argparse.Namespace, settings: CorpusSettings, files: list[Path]) ->
         summary = run_ray(
             ns.path,
             ns.output,
-            settings,
+            options,
+            output,
             address=ns.ray or None,
             files=files,
             on_done=progress.advance,
@@ -455,10 +458,10 @@ def _ray(ns: argparse.Namespace, settings: CorpusSettings, files: list[Path]) ->
 def _eval(ns: argparse.Namespace) -> int:
     # Check the tokenizer, limits and options before any work: mistakes are usage errors.
     options = _chunk_options(ns)
-    chunker.get_tokenizer(ns.tokenizer)
+    chunker.get_tokenizer(options.tokenizer)
     questions = load_question_set(ns.questions, ns.root, max_bytes=ns.max_size)
     indexes: tuple[Index, ...] = ("markdown", "context") if ns.index == "both" else (ns.index,)
-    contenders = [Contender.for_options(options, index, ns.tokenizer) for index in indexes]
+    contenders = [Contender.engine(options, index) for index in indexes]
     if ns.peers:
         peers = available_peers()
         if not peers:
@@ -466,7 +469,7 @@ def _eval(ns: argparse.Namespace) -> int:
         contenders += [Contender.of_peer(name, ns.hard_cap, ns.target) for name in peers]
     retriever = get_retriever(ns.retriever)
     parsed = {
-        name: chunker.parse(text, name=name, tokenizer=ns.tokenizer) for name, text in questions.documents.items()
+        name: chunker.parse(text, name=name, tokenizer=options.tokenizer) for name, text in questions.documents.items()
     }
     progress = Progress(len(contenders), sys.stderr, enabled=not ns.quiet, unit="chunkers")
     evaluations = []

@@ -50,9 +50,9 @@ from chunker.decode import decode_markdown
 __all__ = [
     "LAYER_FILES",
     "MARKDOWN_SUFFIXES",
-    "CorpusSettings",
     "CorpusSummary",
     "DocumentResult",
+    "Output",
     "OutputWriter",
     "chunk_document",
     "find_markdown",
@@ -69,11 +69,9 @@ CHUNKS_FILE = "chunks.jsonl"
 
 
 @dataclass(frozen=True, slots=True)
-class CorpusSettings:
-    """What every document is chunked with; sent to the worker processes."""
+class Output:
+    """What a run writes beyond the chunk sets, and the largest file it reads."""
 
-    tokenizer: str
-    options: chunker.ChunkOptions = field(default_factory=chunker.ChunkOptions)
     layers: bool = False
     max_bytes: int = DEFAULT_MAX_BYTES
 
@@ -148,7 +146,7 @@ def read_document(root: Path, rel: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> 
 
 
 def chunk_document(
-    index: int, name: str, data: bytes, settings: CorpusSettings, where: str | None = None
+    index: int, name: str, data: bytes, options: chunker.ChunkOptions, layers: bool = False, where: str | None = None
 ) -> DocumentResult:
     """Decode and chunk one document's bytes into the text of its output files; never raises for its content.
 
@@ -157,8 +155,8 @@ def chunk_document(
     where = where or name
     try:
         text = decode_markdown(data, where)
-        doc = chunker.parse(text, name=name, tokenizer=settings.tokenizer)
-        chunks = chunker.chunk_with(doc, settings.options)
+        doc = chunker.parse(text, name=name, tokenizer=options.tokenizer)
+        chunks = chunker.chunk_with(doc, options)
     except chunker.ChunkerError as exc:
         return DocumentResult(index, name, error=str(exc))
     except Exception as exc:  # an engine bug on one document must not stop a corpus run
@@ -168,22 +166,25 @@ def chunk_document(
         name,
         json=chunks.to_json(),
         jsonl=chunks.to_jsonl(),
-        layers=chunks.layers_jsonl() if settings.layers else {},
+        layers=chunks.layers_jsonl() if layers else {},
         chunks=len(chunks),
         tokens=int(chunks.document["token_count"]),
         flagged=sum(1 for c in chunks if c.flags),
     )
 
 
-def _chunk_file(job: tuple[int, str, str, CorpusSettings]) -> DocumentResult:
+_Job = tuple[int, str, str, chunker.ChunkOptions, Output]
+
+
+def _chunk_file(job: _Job) -> DocumentResult:
     """Worker: read and chunk one file (nothing is written here; the driver writes)."""
-    index, root, rel, settings = job
+    index, root, rel, options, output = job
     path = Path(rel)
     try:
-        data = read_document(Path(root), path, settings.max_bytes)
+        data = read_document(Path(root), path, output.max_bytes)
     except FileRefused as exc:
         return DocumentResult(index, display(path), error=str(exc))
-    return chunk_document(index, path.as_posix(), data, settings, where=display(Path(root) / path))
+    return chunk_document(index, path.as_posix(), data, options, output.layers, where=display(Path(root) / path))
 
 
 def resolve_jobs(jobs: int, work: int | None = None) -> int:
@@ -203,29 +204,30 @@ def _cores() -> int:
 def run_corpus(
     root: Path,
     out: Path,
-    settings: CorpusSettings,
+    options: chunker.ChunkOptions,
+    output: Output = Output(),
     *,
     jobs: int = 1,
     on_done: Callable[[str], None] = lambda name: None,
     on_failure: Callable[[str], None] = lambda message: None,
     files: list[Path] | None = None,
 ) -> CorpusSummary:
-    """Chunk every Markdown file under ``root`` into ``out``; returns the totals.
+    """Chunk every Markdown file under ``root`` into ``out`` with ``options``; returns the totals.
 
     ``on_done(name)`` is called as each document finishes (in completion order),
     ``on_failure(message)`` for each file skipped (in document order). ``files`` (relative paths) may be
     given when the caller already walked the tree.
     """
     rels = find_markdown(root, exclude=out) if files is None else files
-    jobs_list = [(n, str(root), str(rel), settings) for n, rel in enumerate(rels)]
-    with OutputWriter(out, settings.layers, len(rels), on_failure) as writer:
+    jobs_list: list[_Job] = [(n, str(root), str(rel), options, output) for n, rel in enumerate(rels)]
+    with OutputWriter(out, output.layers, len(rels), on_failure) as writer:
         for result in _results(jobs_list, resolve_jobs(jobs, len(jobs_list))):
             on_done(result.name)
             writer.add(result)
     return writer.summary
 
 
-def _results(jobs_list: list[tuple[int, str, str, CorpusSettings]], jobs: int) -> Iterator[DocumentResult]:
+def _results(jobs_list: list[_Job], jobs: int) -> Iterator[DocumentResult]:
     """Each document's result, in completion order; largest files are started first."""
     if jobs <= 1 or len(jobs_list) <= 1:
         for job in jobs_list:

@@ -19,9 +19,9 @@ from typing import Any
 import chunker
 from chunk_inspector.cli.corpus import (
     LAYER_FILES,
-    CorpusSettings,
     CorpusSummary,
     DocumentResult,
+    Output,
     OutputWriter,
     chunk_document,
     find_markdown,
@@ -61,7 +61,8 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
 def run_ray(
     root: Path,
     out: Path,
-    settings: CorpusSettings,
+    options: chunker.ChunkOptions,
+    output: Output = Output(),  # noqa: B008 (a frozen value)
     *,
     address: str | None = None,
     files: list[Path] | None = None,
@@ -83,13 +84,13 @@ def run_ray(
     ``document_tokens``, then one row with ``error`` set for each skipped document.
     """
     rels = find_markdown(root, exclude=out) if files is None else files
-    chunker.chunk_with(chunker.parse("", tokenizer=settings.tokenizer), settings.options)  # fail before Ray starts
+    chunker.chunk_with(chunker.parse("", tokenizer=options.tokenizer), options)  # fail before Ray starts
     if address is not None:
         check_reachable(address)  # ray.init retries an unreachable address for minutes
     ray = _ray()
     ray_data = require("ray.data", "ray", "--ray (Ray Data)")
     pq = require("pyarrow.parquet", "ray", "Ray Data output")
-    items = [_item(n, root, rel, settings) for n, rel in enumerate(rels)]
+    items = [_item(n, root, rel, output) for n, rel in enumerate(rels)]
     started = False
     if not ray.is_initialized():
         if address is None:
@@ -103,10 +104,10 @@ def run_ray(
         context.enable_progress_bars = False  # our own progress (on_done) instead
         # A block per document (up to 2,000), so that one big file holds no others back in its task.
         ds = ray_data.from_items(items, override_num_blocks=max(1, min(len(items), 2000)))
-        ds = ds.map_batches(_ChunkDocuments(settings), batch_format="pyarrow", batch_size=None)
+        ds = ds.map_batches(_ChunkDocuments(options, output.layers), batch_format="pyarrow", batch_size=None)
         parquet_tmp = AtomicFile(out / PARQUET_FILE)
         with (
-            OutputWriter(out, settings.layers, len(rels), on_failure) as writer,
+            OutputWriter(out, output.layers, len(rels), on_failure) as writer,
             parquet_tmp as parquet_text,
         ):
             parquet_text.close()  # the Parquet writer opens the temporary file by name
@@ -130,8 +131,9 @@ _RESULT_FIELDS = ("index", "name", "error", "json", "jsonl", "layer_documents", 
 class _ChunkDocuments:
     """The cluster's work: each item's bytes to a :class:`DocumentResult`, as an Arrow row of strings."""
 
-    def __init__(self, settings: CorpusSettings) -> None:
-        self.settings = settings
+    def __init__(self, options: chunker.ChunkOptions, layers: bool) -> None:
+        self.options = options
+        self.layers = layers
 
     def __call__(self, table: Any) -> Any:
         rows = []
@@ -139,7 +141,9 @@ class _ChunkDocuments:
             if item["error"] is not None:
                 result = DocumentResult(item["index"], item["name"], error=item["error"])
             else:
-                result = chunk_document(item["index"], item["name"], item["bytes"], self.settings, item["where"])
+                result = chunk_document(
+                    item["index"], item["name"], item["bytes"], self.options, self.layers, item["where"]
+                )
             rows.append(
                 {
                     "index": result.index,
@@ -207,10 +211,10 @@ def _quiet_console(ray_data: Any) -> Callable[[], None]:
     return restore
 
 
-def _item(index: int, root: Path, rel: Path, settings: CorpusSettings) -> dict[str, Any]:
+def _item(index: int, root: Path, rel: Path, output: Output) -> dict[str, Any]:
     """One document for the dataset: its bytes, read here with ``--jobs``' checks, or why it cannot be."""
     try:
-        data = read_document(root, rel, settings.max_bytes)
+        data = read_document(root, rel, output.max_bytes)
     except FileRefused as exc:
         return {"index": index, "name": display(rel), "where": display(root / rel), "bytes": None, "error": str(exc)}
     return {"index": index, "name": rel.as_posix(), "where": display(root / rel), "bytes": data, "error": None}

@@ -56,37 +56,25 @@ Index = Literal["markdown", "context"]
 
 @dataclass(frozen=True, slots=True)
 class Contender:
-    """A chunking under evaluation: the engine (``peer=None``) with its limits and options, or a peer.
+    """A chunking under evaluation: the engine (``peer=None``) with its options, or a peer at their limits.
 
-    ``index`` is what the retriever sees of an engine chunk: its ``markdown``, or
-    ``contextualize()`` (the breadcrumb line, a blank line, the markdown). A peer's chunk is
-    indexed as its pipeline would embed it (:attr:`PeerChunk.embedded`).
+    ``options`` is the one options value every entry point builds (:class:`chunker.ChunkOptions`, the
+    tokenizer included); a peer takes its ``hard_cap`` and ``target``. ``index`` is what the retriever
+    sees of an engine chunk: its ``markdown``, or ``contextualize()`` (the breadcrumb line, a blank line,
+    the markdown). A peer's chunk is indexed as its pipeline would embed it (:attr:`PeerChunk.embedded`).
     """
 
     label: str
-    target: int = 256
-    hard_cap: int = 512
+    options: chunker.ChunkOptions = field(default_factory=chunker.ChunkOptions)
     peer: str | None = None
     index: Index = "markdown"
-    options: tuple[tuple[str, Any], ...] = ()
-    tokenizer: str = "cl100k_base"
 
     @classmethod
-    def engine(
-        cls, target: int, hard_cap: int, index: Index = "markdown", tokenizer: str = "cl100k_base", **options: Any
-    ) -> Contender:
-        """The engine at ``target``/``hard_cap`` with this tokenizer and these ``chunker.chunk`` options."""
-        label = f"engine {target}/{hard_cap}" + (" + breadcrumb" if index == "context" else "")
-        return cls(label, target, hard_cap, None, index, tuple(sorted(options.items())), tokenizer)
-
-    @classmethod
-    def for_options(
-        cls, options: chunker.ChunkOptions, index: Index = "markdown", tokenizer: str = "cl100k_base"
-    ) -> Contender:
-        """The engine with these options and tokenizer."""
-        keywords = options.keywords()
-        target, hard_cap = keywords.pop("target"), keywords.pop("hard_cap")
-        return cls.engine(target, hard_cap, index, tokenizer, **keywords)
+    def engine(cls, options: chunker.ChunkOptions | None = None, index: Index = "markdown") -> Contender:
+        """The engine with these options (default: the engine's defaults)."""
+        options = options or chunker.ChunkOptions()
+        label = f"engine {options.target}/{options.hard_cap}" + (" + breadcrumb" if index == "context" else "")
+        return cls(label, options, None, index)
 
     @classmethod
     def of_peer(cls, name: str, hard_cap: int, target: int | None = None) -> Contender:
@@ -95,7 +83,7 @@ class Contender:
 
         if name not in PEERS:
             raise PeerError(f"unknown peer {name!r}: choose one of {', '.join(PEERS)}")
-        return cls(PEERS[name].label, target or max(1, hard_cap // 2), hard_cap, name)
+        return cls(PEERS[name].label, chunker.ChunkOptions(target or max(1, hard_cap // 2), hard_cap), name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,8 +223,8 @@ def index_chunks(
             if parsed is not None and name in parsed:
                 doc = parsed[name]
             else:
-                doc = chunker.parse(text, name=name, tokenizer=contender.tokenizer)
-            chunks = chunker.chunk(doc, target=contender.target, hard_cap=contender.hard_cap, **dict(contender.options))
+                doc = chunker.parse(text, name=name, tokenizer=contender.options.tokenizer)
+            chunks = chunker.chunk_with(doc, contender.options)
             exact = contender.index == "markdown" and doc.tokenizer.name == "cl100k_base"
             for c in chunks:
                 indexed = c.markdown if contender.index == "markdown" else c.contextualize()
@@ -245,7 +233,8 @@ def index_chunks(
         else:
             from chunk_inspector.peers.chunkers import run_peer
 
-            for p in run_peer(contender.peer, text, hard_cap=contender.hard_cap, target=contender.target):
+            limits = contender.options
+            for p in run_peer(contender.peer, text, hard_cap=limits.hard_cap, target=limits.target):
                 out.append(IndexedChunk(name, p.char_span, p.embedded, count(p.embedded)))
     return out
 

@@ -16,7 +16,7 @@ from typing import Any
 import chunker
 from chunker.errors import ChunkerError
 
-__all__ = ["METADATA_KEYS", "MissingExtraError", "chunk_metadata", "require"]
+__all__ = ["METADATA_KEYS", "MissingExtraError", "chunk_metadata", "options_of", "require"]
 
 METADATA_KEYS = (
     "document",
@@ -70,3 +70,18 @@ def chunk_metadata(chunks: chunker.ChunkSet, chunk: chunker.Chunk) -> dict[str, 
         "parent_id": ancestors[0],
         "ancestor_ids": ancestors,
     }
+
+
+def options_of(options: chunker.ChunkOptions | None, tokenizer: Any, keywords: dict[str, Any]) -> chunker.ChunkOptions:
+    """The one options value an adapter chunks with: ``options`` as given, or built from its keywords and a
+    tokenizer's name (a callable tokenizer is passed to the parse apart: a name cannot hold it). Raises
+    :class:`chunker.ConfigError` for bad options, both forms at once, or a tokenizer that cannot be loaded."""
+    if options is not None:
+        if keywords:
+            raise chunker.ConfigError(f"give either options=ChunkOptions(...) or keywords ({', '.join(keywords)})")
+        if tokenizer is not None and options.tokenizer is not None and tokenizer != options.tokenizer:
+            raise chunker.ConfigError("give the tokenizer either in the options or as tokenizer=, not both")
+    else:
+        options = chunker.ChunkOptions(tokenizer=tokenizer if isinstance(tokenizer, str) else None, **keywords)
+    chunker.get_tokenizer(tokenizer if tokenizer is not None else options.tokenizer)
+    return options

@@ -22,7 +22,7 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from chunk_inspector.pipelines.extras import chunk_metadata, require
+from chunk_inspector.pipelines.extras import chunk_metadata, options_of, require
 
 require("langchain_text_splitters", "langchain", "chunk_inspector.pipelines.langchain")
 
@@ -35,45 +35,37 @@ __all__ = ["MarkdownChunkSplitter"]
 
 
 class MarkdownChunkSplitter(TextSplitter):
-    """Chunk Inspector's chunks as LangChain Documents; options are ``chunker.chunk_markdown``'s keywords.
+    """Chunk Inspector's chunks as LangChain Documents.
 
-    LangChain's ``chunk_size`` is the hard cap and ``chunk_overlap`` the overlap, both in tokens.
-    Bad options raise ``chunker.ConfigError`` here, not at the first split.
+    ``MarkdownChunkSplitter(options=chunker.ChunkOptions(...))``, or the options' keywords
+    (``target=…, hard_cap=…, tokenizer=…, overlap=…``); ``tokenizer`` may also be a callable. LangChain's
+    ``chunk_size`` is the hard cap and ``chunk_overlap`` the overlap, both in tokens. Bad options raise
+    ``chunker.ConfigError`` here, not at the first split.
     """
 
     def __init__(
         self,
         *,
-        target: int = chunker.DEFAULT_TARGET,
-        hard_cap: int = chunker.DEFAULT_HARD_CAP,
-        tokenizer: Any = "cl100k_base",
+        options: chunker.ChunkOptions | None = None,
+        tokenizer: Any = None,
         name: str = "document.md",
         add_start_index: bool = False,
-        **options: Any,
+        **keywords: Any,
     ) -> None:
-        chunker.chunk_markdown("", name=name, tokenizer=tokenizer, target=target, hard_cap=hard_cap, **options)
+        checked = options_of(options, tokenizer, keywords)
         super().__init__(
-            chunk_size=hard_cap,
-            chunk_overlap=int(options.get("overlap", 0)),
+            chunk_size=checked.hard_cap,
+            chunk_overlap=checked.overlap,
             add_start_index=add_start_index,
             strip_whitespace=False,
         )
-        self.target = target
-        self.hard_cap = hard_cap
+        self.options = checked
         self.tokenizer = tokenizer
         self.name = name
-        self.options = dict(options)
 
     def chunk(self, text: str, name: str | None = None) -> chunker.ChunkSet:
         """The engine's chunk set for ``text`` (named ``name``, else the splitter's ``name``)."""
-        return chunker.chunk_markdown(
-            text,
-            name=name or self.name,
-            tokenizer=self.tokenizer,
-            target=self.target,
-            hard_cap=self.hard_cap,
-            **self.options,
-        )
+        return chunker.chunk_markdown(text, name=name or self.name, tokenizer=self.tokenizer, options=self.options)
 
     def split_text(self, text: str) -> list[str]:
         """The chunks' markdown, in document order."""

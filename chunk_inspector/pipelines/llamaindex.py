@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chunk_inspector.pipelines.extras import METADATA_KEYS, chunk_metadata, require
+from chunk_inspector.pipelines.extras import METADATA_KEYS, chunk_metadata, options_of, require
 
 require("llama_index.core", "llamaindex", "chunk_inspector.pipelines.llamaindex")
 
-from llama_index.core.bridge.pydantic import Field  # noqa: E402
+from llama_index.core.bridge.pydantic import Field, PrivateAttr  # noqa: E402
 from llama_index.core.node_parser import NodeParser  # noqa: E402
 from llama_index.core.schema import BaseNode, Document, NodeRelationship, RelatedNodeInfo, TextNode  # noqa: E402
 
@@ -53,6 +53,7 @@ class MarkdownChunkNodeParser(NodeParser):
     hard_cap: int = chunker.DEFAULT_HARD_CAP
     tokenizer: Any = "cl100k_base"
     options: dict[str, Any] = Field(default_factory=dict)
+    _checked: Any = PrivateAttr(default=None)  # the options' one value, made by model_post_init
     include_sections: bool = False
     name: str = "document.md"
 
@@ -72,8 +73,8 @@ class MarkdownChunkNodeParser(NodeParser):
         include_prev_next_rel: bool = True,
         **options: Any,
     ) -> MarkdownChunkNodeParser:
-        """The parser; ``options`` are ``chunker.chunk_markdown``'s keywords (bad ones raise ConfigError here)."""
-        chunker.chunk_markdown("", name=name, tokenizer=tokenizer, target=target, hard_cap=hard_cap, **options)
+        """The parser; ``options`` are :class:`chunker.ChunkOptions`' keywords (bad ones raise ConfigError here)."""
+        options_of(None, tokenizer, {"target": target, "hard_cap": hard_cap, **options})
         return cls(
             target=target,
             hard_cap=hard_cap,
@@ -86,9 +87,13 @@ class MarkdownChunkNodeParser(NodeParser):
 
     def model_post_init(self, context: Any, /) -> None:
         """Checks the options of a parser made directly (pydantic reports a ConfigError as a ValidationError)."""
-        chunker.chunk_markdown(
-            "", name=self.name, tokenizer=self.tokenizer, target=self.target, hard_cap=self.hard_cap, **self.options
-        )
+        keywords = {"target": self.target, "hard_cap": self.hard_cap, **self.options}
+        self._checked = options_of(None, self.tokenizer, keywords)
+
+    def chunk_options(self) -> chunker.ChunkOptions:
+        """The one options value this parser chunks with (:class:`chunker.ChunkOptions`)."""
+        checked: chunker.ChunkOptions = self._checked
+        return checked
 
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:
         out: list[BaseNode] = []
@@ -100,9 +105,7 @@ class MarkdownChunkNodeParser(NodeParser):
         text = source.get_content()
         meta = source.metadata
         name = str(meta.get("file_name") or meta.get("source") or self.name)
-        chunks = chunker.chunk_markdown(
-            text, name=name, tokenizer=self.tokenizer, target=self.target, hard_cap=self.hard_cap, **self.options
-        )
+        chunks = chunker.chunk_markdown(text, name=name, tokenizer=self.tokenizer, options=self.chunk_options())
         tree = chunks.hierarchy()
         key = source.node_id
         origin = source.as_related_node_info()  # once: it hashes the whole source

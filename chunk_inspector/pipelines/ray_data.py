@@ -25,9 +25,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import chunker
-from chunk_inspector.cli.corpus import (
-    CorpusSettings,
-)
 from chunk_inspector.pipelines.extras import require
 from chunker.decode import decode_markdown
 
@@ -83,33 +80,24 @@ def error_row(name: str, reason: str) -> dict[str, Any]:
 
 
 class ChunkRows:
-    """Chunks documents for Ray Data; the engine options are checked here, on the driver.
+    """Chunks documents for Ray Data; the options are checked here, on the driver.
 
-    ``ChunkRows(target=384, hard_cap=1024, tokenizer="cl100k_base", overlap=…, min_tokens=…, …)``
-    takes ``chunker.chunk_markdown``'s keywords. Called with one row (a dict of scalars, as
+    ``ChunkRows(chunker.ChunkOptions(...))``, or the options' keywords (``ChunkRows(target=384,
+    hard_cap=1024, tokenizer="cl100k_base", overlap=…, …)``); ``tokenizer`` may also be a callable
+    ``str -> int`` or a :class:`chunker.Tokenizer`. Called with one row (a dict of scalars, as
     ``flat_map`` passes it) it returns a list of row dicts; called with a batch (a
     ``pyarrow.Table``, or a dict of columns as ``map_batches`` passes by default) it returns a
     ``pyarrow.Table`` of :func:`schema`.
     """
 
-    def __init__(
-        self,
-        *,
-        target: int = chunker.DEFAULT_TARGET,
-        hard_cap: int = chunker.DEFAULT_HARD_CAP,
-        tokenizer: Any = "cl100k_base",
-        **options: Any,
-    ) -> None:
-        chunker.chunk_markdown("", name="check.md", tokenizer=tokenizer, target=target, hard_cap=hard_cap, **options)
-        self.target = target
-        self.hard_cap = hard_cap
-        self.tokenizer = tokenizer
-        self.options = dict(options)
-
-    @classmethod
-    def from_settings(cls, settings: CorpusSettings) -> ChunkRows:
-        """The callable for the CLI's settings (those of ``--jobs``)."""
-        return cls(tokenizer=settings.tokenizer, **settings.options.keywords())
+    def __init__(self, options: chunker.ChunkOptions | None = None, *, tokenizer: Any = None, **keywords: Any) -> None:
+        if options is not None and (keywords or tokenizer is not None):
+            raise chunker.ConfigError("give either a ChunkOptions or its keywords, not both")
+        named = tokenizer if isinstance(tokenizer, str) else None
+        self.options = options or chunker.ChunkOptions(tokenizer=named, **keywords)
+        # What parses on the workers (a name travels better than a loaded tokenizer): checked here, loaded there.
+        self.tokenizer: Any = tokenizer if tokenizer is not None else self.options.tokenizer
+        chunker.get_tokenizer(self.tokenizer)
 
     def __call__(self, data: Any) -> Any:
         if isinstance(data, Mapping) and not _is_batch(data):
@@ -126,9 +114,7 @@ class ChunkRows:
             return [error_row(name, str(row["error"]))]
         try:
             text = _text(row, path)
-            chunks = chunker.chunk_markdown(
-                text, name=name, tokenizer=self.tokenizer, target=self.target, hard_cap=self.hard_cap, **self.options
-            )
+            chunks = chunker.chunk_with(chunker.parse(text, name=name, tokenizer=self.tokenizer), self.options)
         except chunker.ChunkerError as exc:
             return [error_row(name, str(exc))]
         except Exception as exc:  # an engine bug on one document must not stop the dataset

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -17,7 +18,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 GUIDE = (SAMPLES / "poetry_cli.md").read_text(encoding="utf-8")
 
 
-def engine_count(text: str, target: int, cap: int, **options: object) -> int:
+def engine_count(text: str, target: int, cap: int, **options: Any) -> int:
     return len(chunker.chunk_markdown(text, name="x.md", target=target, hard_cap=cap, **options))
 
 
@@ -30,14 +31,15 @@ def source_view(at: AppTest) -> str:
 
 
 def test_inspect_opens_the_default_sample_with_the_engines_numbers(app: AppTest) -> None:
-    """First start: poetry_cli.md at 256/512; the summary matches the engine and every view is drawn."""
-    assert metric(app, "Chunks") == str(engine_count(GUIDE, 256, 512))
+    """First start: poetry_cli.md at the engine's defaults (384/1024); the summary matches the engine and every
+    view is drawn."""
+    assert metric(app, "Chunks") == str(engine_count(GUIDE, 384, 1024))
     assert plain(app.subheader[0].value) == "poetry_cli.md"
     assert len(app.dataframe) == 2  # the heading tree and the chunk table
     assert app.get("plotly_chart"), "the histogram"
     html = source_view(app)
-    assert html.count('class="ci-chunk') == min(WINDOW, engine_count(GUIDE, 256, 512))  # a long document is windowed
-    first = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", target=256, hard_cap=512)[0]
+    assert html.count('class="ci-chunk') == min(WINDOW, engine_count(GUIDE, 384, 1024))  # a long document is windowed
+    first = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", target=384, hard_cap=1024)[0]
     assert first.byte_span[0] > 0  # the YAML front matter is left out: c1 starts at the heading after it
     assert "c1 · " in html and f"bytes {first.byte_span[0]}–" in html and f"lines {first.line_span[0]}–" in html
 
@@ -45,7 +47,7 @@ def test_inspect_opens_the_default_sample_with_the_engines_numbers(app: AppTest)
 def test_moving_the_hard_cap_repacks_and_changes_the_chunk_count(app: AppTest) -> None:
     """A slider move re-packs the cached document: the count follows the engine at the new cap."""
     before = metric(app, "Chunks")
-    app.select_slider(key="hard_cap").set_value(256).run()  # blocks of 256-512 tokens must now be cut
+    app.select_slider(key="hard_cap").set_value(256).run()  # blocks over 256 tokens must now be cut
     assert not app.exception
     after = metric(app, "Chunks")
     assert after == str(engine_count(GUIDE, 256, 256))
@@ -88,7 +90,7 @@ def test_bad_uploads_get_a_clear_message_and_the_app_keeps_working(app: AppTest)
         assert not app.exception, name
         errors = " ".join(plain(e.value) for e in app.sidebar.error)
         assert name in errors and expected in errors, errors
-        assert metric(app, "Chunks") == str(engine_count(GUIDE, 256, 512)), "the sample stays open"
+        assert metric(app, "Chunks") == str(engine_count(GUIDE, 384, 1024)), "the sample stays open"
 
 
 def test_a_good_upload_opens_in_inspect(app: AppTest) -> None:
@@ -97,7 +99,7 @@ def test_a_good_upload_opens_in_inspect(app: AppTest) -> None:
     app.file_uploader(key="uploads").set_value(("mine.md", text.encode(), "text/markdown")).run()
     assert not app.exception
     assert plain(app.subheader[0].value) == "mine.md"
-    assert metric(app, "Chunks") == str(engine_count(text, 256, 512))
+    assert metric(app, "Chunks") == str(engine_count(text, 384, 1024))
     app.select_slider(key="hard_cap").set_value(256).run()  # the upload, decoded once, is still the one open
     assert plain(app.subheader[0].value) == "mine.md" and metric(app, "Chunks") == str(engine_count(text, 256, 256))
     other = "# Other\n\n" + "Another paragraph, longer than the first one. " * 80 + "\n"
@@ -167,10 +169,10 @@ def test_compare_shows_both_settings_and_marks_differing_boundaries(app: AppTest
     app.switch_page("pages/compare.py").run()
     assert not app.exception
     headers = [m.value for m in app.markdown]
-    assert "**A: target 256 · cap 512 · optimal**" in headers and "**B: target 512 · cap 1024 · optimal**" in headers
+    assert "**A: target 384 · cap 1024 · optimal**" in headers and "**B: target 768 · cap 2048 · optimal**" in headers
     html = source_view(app)
     assert "boundary differs" in html
-    assert html.count('class="cmp-card"') == engine_count(GUIDE, 256, 512) + engine_count(GUIDE, 512, 1024)
+    assert html.count('class="cmp-card"') == engine_count(GUIDE, 384, 1024) + engine_count(GUIDE, 768, 2048)
 
 
 def test_compare_offers_an_installed_peer_as_a_third_column(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -185,7 +187,7 @@ def test_compare_offers_an_installed_peer_as_a_third_column(app: AppTest, monkey
     app.switch_page("pages/compare.py").run()
     app.selectbox(key="cmp_peer").set_value("fake-splitter").run()
     assert not app.exception
-    assert "**fake-splitter: hard cap 512**" in [m.value for m in app.markdown]
+    assert "**fake-splitter: hard cap 1024**" in [m.value for m in app.markdown]
     paragraphs = [part for part in GUIDE.split("\n\n") if part.strip()]
     html = source_view(app)
     assert html.count("<b>#1</b>") == 1 and f"<b>#{len(paragraphs)}</b>" in html
@@ -199,7 +201,7 @@ def test_corpus_chunks_every_bundled_sample(app: AppTest) -> None:
     assert metric(app, "Documents") == str(len(samples))
     per_doc = app.dataframe[0].value
     assert sorted(per_doc["document"]) == samples
-    expected = sum(engine_count((SAMPLES / n).read_text(encoding="utf-8"), 256, 512) for n in samples)
+    expected = sum(engine_count((SAMPLES / n).read_text(encoding="utf-8"), 384, 1024) for n in samples)
     assert metric(app, "Chunks") == str(expected)
     assert len(app.dataframe[1].value) > 0
 
@@ -226,9 +228,9 @@ def test_export_offers_json_that_the_engine_reads_back_and_reproducers(app: AppT
     assert any(label.startswith("sections.jsonl") for label in labels)
     code = [c.value for c in app.code]
     snippet = next(c for c in code if "chunker.chunk(" in c)
-    assert "target=256" in snippet and "hard_cap=512" in snippet
+    assert "target=384" in snippet and "hard_cap=1024" in snippet
     command = next(c for c in code if c.startswith("chunker "))
-    assert "--target 256 --hard-cap 512" in command
+    assert "--target 384 --hard-cap 1024" in command
     first = app.get("json")[0].proto.body
     assert json.loads(first)["id"] == "c1"
 
@@ -239,7 +241,7 @@ def test_overlap_is_drawn_hatched_and_min_tokens_flags_tiny_chunks(app: AppTest)
     app.number_input(key="overlap").set_value(60).run()
     app.number_input(key="min_tokens").set_value(120).run()
     assert not app.exception
-    chunks = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", target=256, hard_cap=512, overlap=60, min_tokens=120)
+    chunks = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", target=384, hard_cap=1024, overlap=60, min_tokens=120)
     shared = [c for c in chunks if c.overlap_span]
     assert shared, "the sample has sentences to share at this setting"
     html = source_view(app)
@@ -265,7 +267,7 @@ def test_an_uploaded_tokenizer_json_counts_the_chunks(app: AppTest, tmp_path: Pa
     tok.save(str(path))
     app.file_uploader(key="hf_tokenizer").set_value(("tokenizer.json", path.read_bytes(), "application/json")).run()
     assert not app.exception
-    expected = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", tokenizer=str(path), target=256, hard_cap=512)
+    expected = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", tokenizer=str(path), target=384, hard_cap=1024)
     assert metric(app, "Chunks") == str(len(expected))
     assert metric(app, "Total tokens") == f"{sum(c.token_count for c in expected):,}"
     app.switch_page("pages/export.py").run()
@@ -277,7 +279,7 @@ def test_a_broken_tokenizer_json_gets_a_message_and_the_encoding_stays(app: AppT
     app.file_uploader(key="hf_tokenizer").set_value(("tokenizer.json", b"{not json", "application/json")).run()
     assert not app.exception
     assert any("tokenizer.json" in plain(e.value) for e in app.sidebar.error)
-    assert metric(app, "Chunks") == str(engine_count(GUIDE, 256, 512))
+    assert metric(app, "Chunks") == str(engine_count(GUIDE, 384, 1024))
 
 
 def test_options_the_hard_cap_cannot_hold_are_lowered_with_a_warning() -> None:

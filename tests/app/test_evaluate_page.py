@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import chunker
 from chunk_inspector.app import evaluate_view
-from chunk_inspector.app.view import Settings
 from chunk_inspector.evaluate.metrics import Contender, Evaluation, Index, evaluate
 from chunk_inspector.evaluate.questions import QuestionSet
 from chunk_inspector.evaluate.retrievers import get_retriever
@@ -25,10 +25,10 @@ def bundled() -> QuestionSet:
     return evaluate_view.load_bundled(SAMPLES)
 
 
-def expected(target: int = 256, cap: int = 512, index: Index = "markdown") -> Evaluation:
+def expected(target: int = 384, cap: int = 1024, index: Index = "markdown") -> Evaluation:
     """What the evaluation layer computes on its own for these settings (the sidebar's other defaults)."""
-    options = Settings(target=target, hard_cap=cap).chunk_options()
-    return evaluate(bundled(), Contender.for_options(options, index), get_retriever("bm25"))
+    options = chunker.ChunkOptions(target, cap, tokenizer="cl100k_base")
+    return evaluate(bundled(), Contender.engine(options, index), get_retriever("bm25"))
 
 
 def metric(at: AppTest, label: str) -> str:
@@ -64,7 +64,7 @@ def test_the_bundled_set_is_measured_as_evaluate_measures_it(page: AppTest) -> N
     assert metric(page, "Precision Ω") == f"{mean['precision_omega']:.3f}"
     assert metric(page, "Chunks") == f"{len(expected().chunks):,}"
     table = page.dataframe[0].value
-    assert list(table["chunker"]) == ["engine 256/512"]
+    assert list(table["chunker"]) == ["engine 384/1024"]
     assert table["recall@budget"][0] == round(mean["recall@budget"], 3)
     assert any("No peer chunker is installed" in c.value for c in page.caption)
 
@@ -85,17 +85,17 @@ def test_per_kind_and_per_question_results_are_shown_misses_first(page: AppTest)
 
 
 def test_moving_the_hard_cap_re_evaluates(page: AppTest) -> None:
-    page.select_slider(key="hard_cap").set_value(1024).run()
+    page.select_slider(key="hard_cap").set_value(512).run()
     assert not page.exception
-    assert metric(page, "Recall in budget") == f"{expected(256, 1024).mean()['recall@budget']:.3f}"
-    assert metric(page, "Chunks") == f"{len(expected(256, 1024).chunks):,}"
+    assert metric(page, "Recall in budget") == f"{expected(384, 512).mean()['recall@budget']:.3f}"
+    assert metric(page, "Chunks") == f"{len(expected(384, 512).chunks):,}"
 
 
 def test_indexing_contextualize_measures_the_breadcrumb_text(page: AppTest) -> None:
     page.segmented_control(key="eval_index").set_value("contextualize()").run()
     assert not page.exception
     assert metric(page, "Recall in budget") == f"{expected(index='context').mean()['recall@budget']:.3f}"
-    assert page.dataframe[0].value["chunker"][0] == "engine 256/512 + breadcrumb"
+    assert page.dataframe[0].value["chunker"][0] == "engine 384/1024 + breadcrumb"
 
 
 def test_the_first_miss_is_open_with_its_excerpt_highlighted(page: AppTest) -> None:
@@ -174,12 +174,12 @@ def test_installed_peers_are_extra_rows_at_the_same_hard_cap(app: AppTest, monke
     app.switch_page("pages/evaluate.py").run()
     assert not app.exception
     table = app.dataframe[0].value
-    assert list(table["chunker"]) == ["engine 256/512", "chonkie"]
-    want = evaluate(bundled(), Contender.of_peer("chonkie", 512, 256), get_retriever("bm25")).mean()
+    assert list(table["chunker"]) == ["engine 384/1024", "chonkie"]
+    want = evaluate(bundled(), Contender.of_peer("chonkie", 1024, 384), get_retriever("bm25")).mean()
     assert table["recall@budget"][1] == round(want["recall@budget"], 3)
-    assert list(app.dataframe[1].value["chunker"]) == ["engine 256/512", "chonkie"]
+    assert list(app.dataframe[1].value["chunker"]) == ["engine 384/1024", "chonkie"]
     app.toggle(key="eval_peers").set_value(False).run()
-    assert list(app.dataframe[0].value["chunker"]) == ["engine 256/512"]
+    assert list(app.dataframe[0].value["chunker"]) == ["engine 384/1024"]
     assert any("Peers off: chonkie" in c.value for c in app.caption)
 
 

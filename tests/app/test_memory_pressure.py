@@ -12,7 +12,6 @@ from streamlit.testing.v1 import AppTest
 
 import chunker
 from chunk_inspector.app import cache, frame
-from chunk_inspector.app.view import Settings
 from tests.app.conftest import APP, plain
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -26,8 +25,8 @@ def footprint(name: str) -> int:
     doc = chunker.parse((SAMPLES / name).read_text(encoding="utf-8"), name=name)
     size = cache.document_size(doc)
     before = cache.caches_size(doc)
-    settings = Settings()
-    chunks = chunker.chunk_with(doc, settings.chunk_options())
+    settings = chunker.ChunkOptions(tokenizer="cl100k_base")
+    chunks = chunker.chunk_with(doc, settings)
     return size + cache.caches_size(doc) - before + cache.chunk_set_size(chunks, doc)
 
 
@@ -35,7 +34,7 @@ def doc_key(name: str) -> Hashable:
     return frame.document_key(frame.digest((SAMPLES / name).read_text(encoding="utf-8")), name, "cl100k_base")
 
 
-def chunk_count(name: str, target: int = 256, cap: int = 512) -> str:
+def chunk_count(name: str, target: int = 384, cap: int = 1024) -> str:
     text = (SAMPLES / name).read_text(encoding="utf-8")
     return str(len(chunker.chunk_markdown(text, name=name, target=target, hard_cap=cap)))
 
@@ -130,7 +129,7 @@ def test_a_document_larger_than_the_whole_budget_is_shown_with_a_warning_and_not
     assert doc_key("poetry_cli.md") in store, "a document too big to keep does not flush the others"
     assert store.used <= limit
 
-    at.select_slider(key="hard_cap").set_value(1024).run()  # every change parses it again, and works
+    at.select_slider(key="hard_cap").set_value(2048).run()  # every change parses it again, and works
     assert not at.exception
-    assert metric(at, "Chunks") == chunk_count(BIG, 256, 1024)
+    assert metric(at, "Chunks") == chunk_count(BIG, 384, 2048)
     assert at.warning and big_key not in store

@@ -29,7 +29,7 @@ def metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
-def engine_count(text: str, target: int = 256, cap: int = 512, **options: object) -> int:
+def engine_count(text: str, target: int = 384, cap: int = 1024, **options: Any) -> int:
     return len(chunker.chunk_markdown(text, name="x.md", target=target, hard_cap=cap, **options))
 
 
@@ -59,9 +59,9 @@ def sidebar_text(at: AppTest) -> str:
         ({"overlap": "99999999999999999999999"}, {"overlap": 2048}, "→ 2048 (the largest)"),
         ({"min_tokens": "-1e400"}, {"min_tokens": 0}, "minimum chunk '-1e400' is not a number → 0"),
         ({"hard_cap": "700"}, {"hard_cap": 600}, "hard cap '700' → 600 (the nearest slider stop below)"),
-        ({"hard_cap": "1e400"}, {"hard_cap": 512}, "hard cap '1e400' is not a number → 512"),
+        ({"hard_cap": "1e400"}, {"hard_cap": 1024}, "hard cap '1e400' is not a number → 1024"),
         ({"target": "257"}, {"target": 256}, "target '257' → 256"),
-        ({"target": "1024"}, {"target": 512}, "target 1024 → 512 (it cannot exceed the hard cap)"),
+        ({"target": "2048"}, {"target": 1024}, "target 2048 → 1024 (it cannot exceed the hard cap)"),
         ({"strategy": "evil"}, {"strategy": "optimal"}, "packing 'evil' is not one of the choices → optimal"),
         ({"tokenizer": "../x.json"}, {"tokenizer": "cl100k_base"}, "tokenizer '../x.json' is not one of the choices"),
         ({"sample": "../../etc/passwd"}, {"sample": "poetry_cli.md"}, "sample '../../etc/passwd' is not one of"),
@@ -214,7 +214,7 @@ def test_an_uploaded_tokenizer_is_kept_in_memory_never_in_the_temp_folder(
     app.file_uploader(key="hf_tokenizer").set_value(("tokenizer.json", data, "application/json")).run()
     assert not app.exception and not app.sidebar.error
     tok = chunker.tokens.hf_tokenizer_from_json(data)
-    expected = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", tokenizer=tok, target=256, hard_cap=512)
+    expected = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", tokenizer=tok, target=384, hard_cap=1024)
     assert metric(app, "Chunks") == str(len(expected))
     assert list(tmp_path.iterdir()) == []
     for n in range(frame.HF_TOKENIZERS_KEPT + 2):

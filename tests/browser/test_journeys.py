@@ -129,7 +129,7 @@ def test_a_link_to_a_page_works_as_the_first_request_of_a_fresh_server(page: Pag
 def test_evaluate_with_the_bundled_set_and_open_a_miss(page: Page, app_url: str) -> None:
     """Open Evaluate: recall at the sidebar's settings on the bundled set; choose a miss: its excerpt is highlighted."""
     questions = load_bundled(SAMPLES)
-    result = evaluate(questions, Contender.engine(256, 512), get_retriever("bm25"))
+    result = evaluate(questions, Contender.engine(chunker.ChunkOptions(256, 512)), get_retriever("bm25"))
     open_app(page, app_url, "evaluate")
     expect(page.get_by_role("heading", name="Evaluate · retrieval")).to_be_visible()
     recall = page.locator('[data-testid="stMetric"]').first  # a cold server parses every document first
