@@ -7,7 +7,7 @@ PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 SOURCES := chunker chunk_inspector tests benchmarks scripts app.py pages
 
-.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-ray bench-peers bench-churn bench-retrieval bench-app-evaluate bench-app-load bench-memory golden clean
+.PHONY: app app-with-peers browser test setup setup-app lint typecheck unit bench bench-app bench-corpus bench-ray bench-peers bench-churn bench-retrieval bench-app-evaluate bench-app-load bench-memory golden clean
 
 # The [dense] extra (sentence-transformers) comes too, so its tests run; constraints-cpu.txt holds torch
 # to the CPU build (~190 MB; a plain `torch` resolves to the CUDA build and ~3 GB of nvidia wheels).
@@ -19,12 +19,23 @@ $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c constraints-cpu.txt $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) -e ".[app,dev,dense,ray,langchain,llamaindex]"
-	touch $@
+	touch $@ $(VENV)/.app-installed
 
 setup: $(VENV)/.installed
 
+# What the app alone needs: the engine and the [app] extra (streamlit, plotly, pandas), no torch, Ray,
+# LangChain or LlamaIndex (docs/BENCHMARKS.md, "Set-up": its time and size against the test set-up's).
+# A venv the test set-up made has it all already.
+$(VENV)/.app-installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[app]"
+	touch $@
+
+setup-app: $(VENV)/.app-installed
+
 # The main job: the inspector app, open on sample_docs/poetry_cli.md; then visit http://localhost:$(PORT)
-app: setup
+app: setup-app
 	$(PY) -m streamlit run app.py --server.port $(PORT)
 
 # A headless Chromium for the browser tests: Debian's package where we can install it (root, apt),
