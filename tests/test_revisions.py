@@ -65,3 +65,25 @@ def test_a_document_on_one_side_only_is_all_added_or_all_removed() -> None:
     assert (sums.documents, sums.kept, sums.added, sums.removed) == (3, len(doc), len(doc), len(doc))
     assert sums.share == 0.5  # the added document's tokens over both new documents' tokens
     assert sums.to_dict()["tokens"] == {"new": 2 * added.new_tokens, "reembed": added.new_tokens, "share": 0.5}
+
+
+def test_the_revisions_cards_name_where_a_kept_chunk_moved_and_escape_the_text() -> None:
+    """A kept chunk whose id changed says where it was (new side) and is now (old side); text is escaped."""
+    from chunk_inspector.app.revisions_view import cards, cards_html
+
+    old = chunks(INTRO + INSTALL + FAQ)
+    new = chunks(INTRO + "## <b>Added</b>\n\n" + "Fresh words & more. " * 60 + "\n\n" + INSTALL + FAQ)
+    diff = diff_chunks(old, new, "guide.md")
+    old_cards, new_cards = cards(old, new, diff)
+    faq_old = next(c for c in old_cards if "FAQ" in c.chunk.breadcrumb)
+    faq_new = next(c for c in new_cards if "FAQ" in c.chunk.breadcrumb)
+    assert (faq_old.state, faq_old.partner, faq_new.partner) == ("kept", faq_new.chunk.id, faq_old.chunk.id)
+    assert faq_old.chunk.id != faq_new.chunk.id
+    assert [c.state for c in new_cards].count("added") == len(diff.added) > 0
+    page = cards_html(new_cards, side="new")
+    assert f"= kept (was {faq_old.chunk.id})" in page
+    assert "&lt;b&gt;Added&lt;/b&gt;" in page and "Fresh words &amp; more." in page and "<b>Added" not in page
+    assert f"= kept (now {faq_new.chunk.id})" in cards_html(old_cards, side="old")
+    unchanged, _ = cards(old, old, diff_chunks(old, old, "guide.md"))
+    assert "No chunk removed." in cards_html(unchanged, side="old", changes_only=True)
+    assert 'data-state="kept"' not in cards_html(old_cards, side="old", changes_only=True)
