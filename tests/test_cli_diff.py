@@ -124,3 +124,19 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
         assert result.returncode == 2, (args, result.stderr)
         assert result.stdout == "" and result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
         assert message in result.stderr, (args, result.stderr)
+
+
+def test_a_link_that_leaves_a_folder_is_not_read(tmp_path: Path) -> None:
+    """A document of NEW that is a link to a file outside NEW is skipped with its reason, never read."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    new.mkdir()
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Secret\n\nNot to be read through the link.\n", encoding="utf-8")
+    (old / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
+    (new / "a.md").symlink_to(secret)
+    result = cli("diff", old, new, "--format", "json", "--quiet")
+    assert result.returncode == 1, result.stderr
+    data = json.loads(result.stdout)
+    assert data["documents"] == [] and len(data["skipped"]) == 1 and "a.md" in data["skipped"][0]
+    assert "Secret" not in result.stdout + result.stderr
