@@ -19,6 +19,7 @@ page = st.navigation(
         st.Page("pages/inspect_chunks.py", title="Inspect", icon=":material/search:", default=True, url_path="inspect"),
         st.Page("pages/tune.py", title="Tune", icon=":material/tune:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
+        st.Page("pages/revisions.py", title="Revisions", icon=":material/difference:"),
         st.Page("pages/evaluate.py", title="Evaluate", icon=":material/fact_check:"),
         st.Page("pages/corpus.py", title="Corpus", icon=":material/folder_copy:"),
         st.Page("pages/export.py", title="Export", icon=":material/download:"),

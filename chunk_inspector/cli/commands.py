@@ -1,4 +1,5 @@
-"""Command line: ``chunker FILE`` or ``chunker DIR -o OUT`` writes chunk sets; ``chunker tree FILE`` prints the tree.
+"""Command line: ``chunker FILE`` or ``chunker DIR -o OUT`` writes chunk sets; ``chunker tree FILE`` prints the tree;
+``chunker diff OLD NEW`` compares two revisions' chunks.
 
 Exit status: 0 when everything was chunked; 1 when a directory run skipped some
 files (each reported on stderr with its path and reason, the rest written); 2 for
@@ -31,6 +32,7 @@ from chunk_inspector.cli.corpus import (
     resolve_jobs,
     run_corpus,
 )
+from chunk_inspector.cli.diff import chunk_text, diff_json, diff_trees, find_pairs, format_diff
 from chunk_inspector.cli.progress import Progress
 from chunk_inspector.evaluate.metrics import BUDGET, METRICS, Contender, Evaluation, Index, K, evaluate
 from chunk_inspector.evaluate.questions import QuestionSet, load_question_set
@@ -38,6 +40,7 @@ from chunk_inspector.evaluate.retrievers import RETRIEVERS, Retriever, get_retri
 from chunk_inspector.files import DEFAULT_MAX_BYTES, MB, FileRefused, display, read_bytes, same_file, utf8_name
 from chunk_inspector.files import write_text as _atomic_write
 from chunk_inspector.peers.chunkers import available_peers
+from chunk_inspector.revisions import diff_chunks
 from chunker import DEFAULT_STRATEGY
 from chunker.decode import decode_markdown
 
@@ -272,6 +275,25 @@ def _eval_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _diff_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="chunker diff",
+        description="Chunk two revisions (two Markdown files, or two folders whose documents are matched by "
+        "relative path) and say which chunks of NEW are kept (an OLD chunk has the same content_sha256), "
+        "added, and which of OLD are removed, with the tokens an index that skips seen content re-embeds.",
+        epilog="Exit status: 0 compared; 1 some documents of a folder were skipped (see stderr); "
+        "2 usage error (bad path, input or option).",
+    )
+    parser.add_argument("old", type=_path, metavar="OLD", help="the old revision: a Markdown file or a folder")
+    parser.add_argument("new", type=_path, metavar="NEW", help="the new revision: a file, or a folder if OLD is one")
+    parser.add_argument(
+        "--format", choices=("table", "json"), default="table", help="table (default) or json (the chunk ids)"
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    _add_chunking(parser)
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     args = sys.argv[1:] if argv is None else argv
@@ -280,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
             return _tree(_tree_parser().parse_args(args[1:]))
         if args and args[0] == "eval":
             return _eval(_eval_parser().parse_args(args[1:]))
+        if args and args[0] == "diff":
+            return _diff(_diff_parser().parse_args(args[1:]))
         ns = _chunk_parser().parse_args(args)
         if ns.path.is_dir():
             return _corpus(ns)
@@ -485,6 +509,44 @@ def _eval(ns: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_evaluations(questions, evaluations, truncated))
     return 0
+
+
+def _diff(ns: argparse.Namespace) -> int:
+    """``chunker diff OLD NEW``: two files, or two folders (:mod:`chunk_inspector.cli.diff`)."""
+    options = _chunk_options(ns)
+    chunker.get_tokenizer(options.tokenizer)  # a bad tokenizer is a usage error before any work
+    for path in (ns.old, ns.new):
+        if not path.exists():
+            raise CliError(f"{display(path)}: no such file or folder")
+    if ns.old.is_dir() != ns.new.is_dir():
+        raise CliError("give two Markdown files or two folders (one of OLD and NEW is a folder, the other is not)")
+    skipped: list[str] = []
+    if ns.old.is_dir():
+        pairs = find_pairs(ns.old, ns.new)
+        if not pairs:
+            suffixes = ", ".join(MARKDOWN_SUFFIXES)
+            raise CliError(f"no Markdown files ({suffixes}) under {display(ns.old)} or {display(ns.new)}")
+        progress = Progress(len(pairs), sys.stderr, enabled=not ns.quiet)
+        try:
+            diffs, skipped = diff_trees(
+                ns.old,
+                ns.new,
+                pairs,
+                options,
+                ns.max_size,
+                on_done=progress.advance,
+                on_skip=lambda message: progress.message(f"skipped: {message}"),
+            )
+        finally:
+            progress.close()
+    else:
+        old_text, new_text = read_markdown(ns.old, ns.max_size), read_markdown(ns.new, ns.max_size)
+        name = ns.new.name  # one document, two revisions: one name (it starts every breadcrumb)
+        old, new = chunk_text(old_text, name, options), chunk_text(new_text, name, options)
+        diffs = [diff_chunks(old, new, name)]
+    out = diff_json(ns.old, ns.new, diffs, skipped) if ns.format == "json" else format_diff(diffs)
+    sys.stdout.write(out)
+    return EXIT_FAILURES if skipped else 0
 
 
 def _truncated(retriever: Retriever, evaluations: list[Evaluation]) -> list[float] | None:

@@ -11,6 +11,10 @@ wherever ``MarkdownHeaderTextSplitter`` or ``RecursiveCharacterTextSplitter`` go
   ``clause``, ``parent_id``, ``ancestor_ids``); with ``add_start_index=True`` also LangChain's
   ``start_index``, the chunk's exact start in the text (``char_span[0]``).
 
+:func:`content_key` is a ``key_encoder`` for LangChain's indexing API (``langchain_core.indexing.index``):
+it keys a chunk by its document and its content, not its position, so that re-indexing a revision embeds
+only the chunks whose text changed (docs/pipelines.md, "Re-indexing only what changed").
+
 The document name (the first element of each breadcrumb) is the input's ``metadata["source"]``
 when it has one (what LangChain's loaders set), else ``name``. Importing this module imports
 langchain-text-splitters; without it, it raises :class:`~chunk_inspector.extras.MissingExtraError`.
@@ -19,6 +23,8 @@ langchain-text-splitters; without it, it raises :class:`~chunk_inspector.extras.
 from __future__ import annotations
 
 import copy
+import hashlib
+import uuid
 from collections.abc import Iterable
 from typing import Any
 
@@ -31,7 +37,23 @@ from langchain_text_splitters import TextSplitter  # noqa: E402
 
 import chunker  # noqa: E402
 
-__all__ = ["MarkdownChunkSplitter"]
+__all__ = ["MarkdownChunkSplitter", "content_key"]
+
+# content_key's UUIDs: version 5 in a namespace of ours, so they never collide with another scheme's.
+_KEY_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/chunk-inspector/content_key")
+
+
+def content_key(document: Document) -> str:
+    """A ``key_encoder`` for ``langchain_core.indexing.index``: a UUID made of the chunk's document name
+    (``metadata["document"]``, else ``metadata["source"]``) and the SHA-256 of its ``page_content`` (our
+    chunks' ``content_sha256``). Unlike LangChain's own keys, which hash the metadata too, it stays the same
+    when a chunk only moves (its id, spans and lines change with every edit above it). The document is part of
+    the key so that two documents sharing a text each keep their own record under incremental cleanup. A UUID,
+    since some vector stores take no other ids."""
+    meta = document.metadata or {}
+    name = str(meta.get("document") or meta.get("source") or "")
+    digest = hashlib.sha256(document.page_content.encode("utf-8", "surrogatepass")).hexdigest()
+    return str(uuid.uuid5(_KEY_NAMESPACE, f"{name}\x00{digest}"))
 
 
 class MarkdownChunkSplitter(TextSplitter):

@@ -18,7 +18,13 @@ include_sections=False, **options)`` turns Documents (or any text nodes) into ``
   ``PREVIOUS``/``NEXT`` (reading order among nodes of the same kind), ``SOURCE`` (the Document).
 
 Node ids are ``"<source node id>#<our id>"`` (``#c3``, ``#s2``), so they are stable for a
-Document with a stable id. The document name (the breadcrumbs' first element) is the source's
+Document with a stable id. With ``content_ids=True`` a chunk's node is named by its content instead,
+``"<source node id>#<content_sha256>"`` (``~2``, ``~3`` after a text the document repeats), and its
+``hash`` is the SHA-256 of what the embedding model is given (``get_content(MetadataMode.EMBED)``: the
+markdown and the breadcrumb), not of its positions: an ``IngestionPipeline`` with a docstore and
+``DocstoreStrategy.DUPLICATES_ONLY`` then embeds only the chunks of a new revision whose text (or
+breadcrumb) it has not seen (docs/pipelines.md, "Re-indexing only what changed").
+The document name (the breadcrumbs' first element) is the source's
 ``metadata["file_name"]`` (what ``SimpleDirectoryReader`` sets), else ``"source"``, else ``name``.
 Importing this module imports llama-index-core; without it, it raises
 :class:`~chunk_inspector.extras.MissingExtraError`.
@@ -26,6 +32,8 @@ Importing this module imports llama-index-core; without it, it raises
 
 from __future__ import annotations
 
+import hashlib
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,15 +43,40 @@ require("llama_index.core", "llamaindex", "chunk_inspector.pipelines.llamaindex"
 
 from llama_index.core.bridge.pydantic import Field, PrivateAttr  # noqa: E402
 from llama_index.core.node_parser import NodeParser  # noqa: E402
-from llama_index.core.schema import BaseNode, Document, NodeRelationship, RelatedNodeInfo, TextNode  # noqa: E402
+from llama_index.core.schema import (  # noqa: E402
+    BaseNode,
+    Document,
+    MetadataMode,
+    NodeRelationship,
+    RelatedNodeInfo,
+    TextNode,
+)
 
 import chunker  # noqa: E402
 
-__all__ = ["MarkdownChunkNodeParser"]
+__all__ = ["ContentNode", "MarkdownChunkNodeParser"]
 
 _HIDDEN = [key for key in METADATA_KEYS if key != "breadcrumb"]
 _SECTION_HIDDEN = ["document", "id", "kind", "level", "byte_span", "char_span", "line_span", "token_count"]
 _SECTION_HIDDEN += ["parent_id", "ancestor_ids"]
+
+
+class ContentNode(TextNode):
+    """A chunk's node under ``content_ids=True``: a TextNode whose ``hash`` is the SHA-256 of what the embedding
+    model is given, so that a chunk that only moved (other id, spans, lines) hashes as before.
+
+    LlamaIndex's own TextNode hashes its text with all its metadata, positions included, so the docstore would
+    take every chunk after an edit for new. Stored in a docstore, it is written and read back as a TextNode.
+    """
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "TextNode"
+
+    @property
+    def hash(self) -> str:
+        embedded = self.get_content(metadata_mode=MetadataMode.EMBED)
+        return hashlib.sha256(embedded.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class MarkdownChunkNodeParser(NodeParser):
@@ -56,6 +89,7 @@ class MarkdownChunkNodeParser(NodeParser):
     _checked: Any = PrivateAttr(default=None)  # the options' one value, made by model_post_init
     include_sections: bool = False
     name: str = "document.md"
+    content_ids: bool = False  # chunk nodes named and hashed by content (ContentNode), for de-duplication
 
     @classmethod
     def class_name(cls) -> str:
@@ -71,6 +105,7 @@ class MarkdownChunkNodeParser(NodeParser):
         include_sections: bool = False,
         name: str = "document.md",
         include_prev_next_rel: bool = True,
+        content_ids: bool = False,
         **options: Any,
     ) -> MarkdownChunkNodeParser:
         """The parser; ``options`` are :class:`chunker.ChunkOptions`' keywords (bad ones raise ConfigError here)."""
@@ -83,6 +118,7 @@ class MarkdownChunkNodeParser(NodeParser):
             include_sections=include_sections,
             name=name,
             include_prev_next_rel=include_prev_next_rel,
+            content_ids=content_ids,
         )
 
     def model_post_init(self, context: Any, /) -> None:
@@ -110,8 +146,13 @@ class MarkdownChunkNodeParser(NodeParser):
         key = source.node_id
         origin = source.as_related_node_info()  # once: it hashes the whole source
 
-        def ref(node_id: str) -> RelatedNodeInfo:
-            return RelatedNodeInfo(node_id=f"{key}#{node_id}")
+        names = _content_names(chunks) if self.content_ids else {}
+
+        def node_id(item_id: str) -> str:
+            return f"{key}#{names.get(item_id, item_id)}"
+
+        def ref(item_id: str) -> RelatedNodeInfo:
+            return RelatedNodeInfo(node_id=node_id(item_id))
 
         by_id = {c.id: c for c in chunks}
         built: list[BaseNode] = []
@@ -147,9 +188,10 @@ class MarkdownChunkNodeParser(NodeParser):
                     "parent_id": item.parent_id,
                     "ancestor_ids": ancestors,
                 }
+            node_class: type[TextNode] = ContentNode if item.kind == "chunk" and self.content_ids else TextNode
             built.append(
-                TextNode(
-                    id_=f"{key}#{item.id}",
+                node_class(
+                    id_=node_id(item.id),
                     text=body,
                     metadata=metadata,
                     start_char_idx=start,
@@ -188,3 +230,14 @@ class MarkdownChunkNodeParser(NodeParser):
                 else:
                     n.relationships[rel] = value
         return nodes
+
+
+def _content_names(chunks: chunker.ChunkSet) -> dict[str, str]:
+    """Each chunk's name under ``content_ids``: its content_sha256, with ``~2``, ``~3`` after a repeated text."""
+    seen: Counter[str] = Counter()
+    names = {}
+    for c in chunks:
+        seen[c.content_sha256] += 1
+        n = seen[c.content_sha256]
+        names[c.id] = c.content_sha256 if n == 1 else f"{c.content_sha256}~{n}"
+    return names

@@ -358,7 +358,13 @@ def test_markdown_in_a_question_set_and_a_document_name_is_shown_as_text(app: Ap
     bad = dict(record, references=[{"content": "nope", "start_index": 0, "end_index": 4}])
     app.file_uploader(key="eval_upload").set_value((f"{IMAGE}.jsonl", json.dumps(bad).encode(), "x")).run()
     assert len(app.error) == 1 and not unescaped_markdown(app)
-    for page in ("pages/inspect_chunks.py", "pages/tune.py", "pages/compare.py", "pages/export.py"):
+    for page in (
+        "pages/inspect_chunks.py",
+        "pages/tune.py",
+        "pages/compare.py",
+        "pages/revisions.py",
+        "pages/export.py",
+    ):
         app.switch_page(page).run()
         assert not app.exception, page
         assert not unescaped_markdown(app), (page, unescaped_markdown(app))
