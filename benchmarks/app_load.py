@@ -96,26 +96,37 @@ _ARM = """() => {
                                                 attributes: true, attributeOldValue: true});
 }"""
 # The server's sitecustomize (on its PYTHONPATH, from a temporary folder): logs every script run's start, end
-# (wall clock) and CPU time, so that the server's own answer to a move can be told from the browsers' drawing
-# of it (they share this machine's cores).
+# (wall clock), CPU time and the CPU time of the engine's re-packs in it (``chunker.chunk_with``, which the app
+# calls through the package), so that the server's own answer to a move can be told from the browsers' drawing
+# of it (they share this machine's cores), and the engine's part of it from the app's.
 _RUN_LOG = "APP_LOAD_RUN_LOG"
 _RUN_LOG_HOOK = f"""
 import os
 if os.environ.get("{_RUN_LOG}"):
     import threading, time
+    import chunker
     from streamlit.runtime.scriptrunner import script_runner
 
-    _run, _lock = script_runner.ScriptRunner._run_script, threading.Lock()
+    _run, _pack = script_runner.ScriptRunner._run_script, chunker.chunk_with
+    _lock, _local = threading.Lock(), threading.local()
+
+    def _timed_pack(*args, **kwargs):
+        cpu = time.thread_time()
+        try:
+            return _pack(*args, **kwargs)
+        finally:
+            _local.engine = getattr(_local, "engine", 0.0) + time.thread_time() - cpu
 
     def _timed(self, *args, **kwargs):
-        start, cpu = time.time(), time.thread_time()
+        start, cpu, _local.engine = time.time(), time.thread_time(), 0.0
         try:
             return _run(self, *args, **kwargs)
         finally:
-            line = f"{{start:.4f}} {{time.time():.4f}} {{time.thread_time() - cpu:.4f}}\\n"
+            line = f"{{start:.4f}} {{time.time():.4f}} {{time.thread_time() - cpu:.4f}} {{_local.engine:.4f}}\\n"
             with _lock, open(os.environ["{_RUN_LOG}"], "a") as log:
                 log.write(line)
 
+    chunker.chunk_with = _timed_pack
     script_runner.ScriptRunner._run_script = _timed
 """
 _DONE = "() => window.__ciDone"  # resolves with the move's times once the page is idle again (no polling)
@@ -337,12 +348,13 @@ async def run_session(
         session.errors.append(f"{type(exc).__name__}: {str(exc)[:300]}")
 
 
-def server_runs(log: Path, start: float, end: float) -> list[tuple[float, float, float]]:
-    """(start, end, CPU seconds) of the server's script runs that started between ``start`` and ``end``."""
+def server_runs(log: Path, start: float, end: float) -> list[tuple[float, float, float, float]]:
+    """(start, end, CPU seconds, of which the engine's re-packs) of the server's script runs that started between
+    ``start`` and ``end``."""
     if not log.exists():
         return []
     runs = [tuple(map(float, line.split())) for line in log.read_text(encoding="utf-8").splitlines() if line]
-    return [(a, b, cpu) for a, b, cpu in runs if start <= a <= end]
+    return [(a, b, cpu, engine) for a, b, cpu, engine in runs if start <= a <= end]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -535,7 +547,7 @@ def main() -> int:
         browser = (totals["end_browser"] - totals["moves_browser"]) / len(shown)
         lines += ["", f"Server CPU per move: {per_move:.2f} s. Chromium's CPU per move: {browser:.2f} s."]
     if runs:
-        walls, cpus = [end - start for start, end, _ in runs], [cpu for _, _, cpu in runs]
+        walls, cpus = [end - start for start, end, _, _ in runs], [cpu for _, _, cpu, _ in runs]
         lines += [
             "",
             f"The server's own answer: its {len(runs)} script runs in the moves phase (one per move; from the run's "

@@ -73,6 +73,7 @@ class Server:
     main: list[float] = field(default_factory=list)  # main-thread CPU seconds during each move
     idle: list[float] = field(default_factory=list)  # key press -> page idle again, seconds
     script: list[float] = field(default_factory=list)  # CPU seconds of the script runs each move caused
+    engine: list[float] = field(default_factory=list)  # of which in the engine's re-packs (chunker.chunk_with)
     runs: int = 0  # script runs in the moves phase
 
 
@@ -150,7 +151,11 @@ def assign_runs(server: Server, end: float) -> None:
     server.runs = len(runs)
     bounds = [*server.presses[1:], end]
     server.script = [
-        sum(cpu for start, _, cpu in runs if a <= start < b) for a, b in zip(server.presses, bounds, strict=True)
+        sum(cpu for start, _, cpu, _ in runs if a <= start < b) for a, b in zip(server.presses, bounds, strict=True)
+    ]
+    server.engine = [
+        sum(engine for start, _, _, engine in runs if a <= start < b)
+        for a, b in zip(server.presses, bounds, strict=True)
     ]
 
 
@@ -169,6 +174,10 @@ def engine_alone(path: Path, fresh: list[bool]) -> list[float]:
             chunker.chunk_with(doc, replace(options, hard_cap=cap, target=target))
             out.append(time.thread_time() - start)
     return out
+
+
+def _median(values: list[float]) -> str:
+    return f"{statistics.median(values):.3f}" if values else "-"
 
 
 def _stats(values: list[float]) -> str:
@@ -191,27 +200,51 @@ def report(servers: list[Server], fresh: list[bool], engine: list[float], mb: fl
         "script run's CPU time, logged inside the server (the work that holds the one interpreter lock); the main "
         "thread (Tornado, sending the page's messages) apart.",
         "",
-        "| server | moves (script runs) | new setting: p50 s | p95 s | setting had before: p50 s | p95 s | "
-        "all moves: p50 s | p95 s | main thread a move, mean s | moves/s one server sustains (1 / mean CPU "
-        "a move, script + main) | moves/s with one client (1 / mean move → page idle) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| server | moves (script runs) | new setting: p50 s | p95 s | of which the engine, p50 s | the rest "
+        "(the app, Streamlit), p50 s | setting had before: p50 s | p95 s | all moves: p50 s | p95 s | main thread "
+        "a move, mean s | moves/s one server sustains (1 / mean CPU a move, script + main) | moves/s with one "
+        "client (1 / mean move → page idle) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for server in servers:
         new = [cpu for cpu, f in zip(server.script, fresh, strict=True) if f]
+        engine_new = [cpu for cpu, f in zip(server.engine, fresh, strict=True) if f]
+        rest_new = [cpu - engine for cpu, engine in zip(new, engine_new, strict=True)]
         old = [cpu for cpu, f in zip(server.script, fresh, strict=True) if not f]
         total = [cpu + main for cpu, main in zip(server.script, server.main, strict=True)]
         lines.append(
-            f"| {server.label} | {len(server.script)} ({server.runs}) | {_stats(new)} | {_stats(old)} | "
-            f"{_stats(server.script)} | {statistics.fmean(server.main):.3f} | "
+            f"| {server.label} | {len(server.script)} ({server.runs}) | {_stats(new)} | {_median(engine_new)} | "
+            f"{_median(rest_new)} | {_stats(old)} | {_stats(server.script)} | {statistics.fmean(server.main):.3f} | "
             f"{1 / statistics.fmean(total):.1f} | {1 / statistics.fmean(server.idle):.1f} |"
         )
+    if len(servers) == 2:
+        # Move by move, the same move on each server minutes apart at most: the engine's own time varies by a
+        # fifth between them on a shared machine, so a new setting's moves are compared without it.
+        this, other = servers
+        apart = {
+            "new settings, the rest besides the engine": [
+                (a - x, b - y)
+                for a, x, b, y, f in zip(this.script, this.engine, other.script, other.engine, fresh, strict=True)
+                if f
+            ],
+            "settings had before": [(a, b) for a, b, f in zip(this.script, other.script, fresh, strict=True) if not f],
+        }
+        for label, pairs in apart.items():
+            if pairs:
+                lines += [
+                    "",
+                    f"Paired move by move ({label}, {len(pairs)} moves): {this.label} took "
+                    f"{statistics.median(a - b for a, b in pairs):+.3f} s of CPU a move against {other.label} "
+                    f"(median of the differences; {sum(a < b for a, b in pairs)} of {len(pairs)} moves cheaper).",
+                ]
     if engine:
         lines += [
             "",
-            f"The engine alone (`chunker.chunk_with`, this process, after the servers stopped) re-packs the same "
-            f"document at the same {len(engine)} new settings in p50 {statistics.median(engine):.3f} s, p95 "
-            f"{percentile(engine, 95):.3f} s of CPU: the part of a new setting's move that the app cannot cut "
-            f"(goal: {GOAL:g} s for the whole move, p50).",
+            "The engine's part: its re-pack (`chunker.chunk_with`) timed inside each script run, the part of a "
+            f"new setting's move that no change to the app removes (goal: {GOAL:g} s for the whole move, p50). "
+            f"The engine alone, in this process after the servers stopped, re-packs the same document at the "
+            f"same {len(engine)} new settings in p50 {statistics.median(engine):.3f} s, p95 "
+            f"{percentile(engine, 95):.3f} s of CPU.",
         ]
     lines += [
         "",
