@@ -87,9 +87,9 @@ def export(ref: str, into: Path) -> str:
 
 
 def this_tree() -> str:
-    """This checkout's short hash, with ``+changes`` when its tracked files differ from it."""
+    """This checkout's short hash, with ``+changes`` when its tracked files (docs/ aside) differ from it."""
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=ROOT).returncode != 0
+    dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", ".", ":!docs"], cwd=ROOT).returncode != 0
     return head.stdout.strip() + (" +changes" if dirty else "")
 
 
