@@ -4,9 +4,9 @@ Starts one `streamlit run app.py` on 127.0.0.1 (a free port, headless) and opens
 in one headless Chromium (Playwright's async API, one task per session). Each session uploads a different
 real document of 1 to 5 MB (concatenations of ``../shared/corpus/real/*.md``, each in its own order, sizes
 spread evenly over 1-5 MB), all at once; once every document is shown, every session moves the sidebar's
-sliders for SECONDS: the hard cap a stop up or down with the keyboard (walking between 256 and 2048 and
-back, so later moves revisit settings), every third move the target; a pause of THINK seconds between
-moves, as a person reading the new count. A move is timed in the
+sliders for SECONDS from the app's defaults (:class:`Walk`: the hard cap a stop up or down with the keyboard,
+walking between 512 and 2048 and back, so later moves revisit settings; every third move the target, between
+384 and 300); a pause of THINK seconds between moves, as a person reading the new count. A move is timed in the
 page, from the key press until the Chunks metric shows a new value (the chunk count, as
 benchmarks/app_slider.py times it; a move that leaves the count unchanged counts until the run is over)
 and until the page is idle again.
@@ -22,6 +22,7 @@ measured afterwards in this process, alone, to read the page timings against.
 
     .venv/bin/python benchmarks/app_load.py [--sessions 8] [--seconds 60] [--budget-mb N] [--min-mb 1] [--max-mb 5]
         [--write docs/BENCHMARKS.md]
+    .venv/bin/python benchmarks/app_load.py --server-only [--compare-to REF] ...  (benchmarks/app_load_server.py)
 """
 
 from __future__ import annotations
@@ -54,8 +55,10 @@ from tests.browser.harness import CHROMIUM_ARGS, IDLE, chromium_path, serve_app_
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
 GOAL = 1.0  # seconds, p95 from a move to the new count on screen (issue 14)
-CAPS = [size for size in SIZES if 256 <= size <= 2048]  # the hard cap's stops walked
-TARGETS = (192, 256)  # the target moves between these (one stop apart)
+# The hard cap's stops walked, around the app's default (it opens at the engine's defaults), and the target's
+# two stops (its default and the one below): the target stays under every cap walked, so no move is clamped.
+CAPS = [size for size in SIZES if 512 <= size <= 2048]
+TARGETS = (SIZES[SIZES.index(chunker.DEFAULT_TARGET) - 1], chunker.DEFAULT_TARGET)
 MB = 1_000_000
 
 # Armed in the page before each key press: watches the script state and the Chunks metric.
@@ -79,7 +82,9 @@ _ARM = """() => {
             const v = value();
             if (v !== null && v !== move.before) { move.shown = now; move.changed = true; }
         }
-        if (move.ran && state === 'notRunning' && move.idle === null) {
+        // A new count shows that the run happened even if its 'running' state was never drawn (a run of a
+        // few ms, to a cached setting, under load: the page may draw its start and end as one update).
+        if ((move.ran || move.changed) && state === 'notRunning' && move.idle === null) {
             move.idle = now;
             move.after = value();
             if (move.shown === null) move.shown = now;
@@ -93,29 +98,69 @@ _ARM = """() => {
                                                 attributes: true, attributeOldValue: true});
 }"""
 # The server's sitecustomize (on its PYTHONPATH, from a temporary folder): logs every script run's start, end
-# (wall clock) and CPU time, so that the server's own answer to a move can be told from the browsers' drawing
-# of it (they share this machine's cores).
+# (wall clock), CPU time and the CPU time of the engine's re-packs in it (``chunker.chunk_with``, which the app
+# calls through the package), so that the server's own answer to a move can be told from the browsers' drawing
+# of it (they share this machine's cores), and the engine's part of it from the app's.
 _RUN_LOG = "APP_LOAD_RUN_LOG"
 _RUN_LOG_HOOK = f"""
 import os
 if os.environ.get("{_RUN_LOG}"):
     import threading, time
+    import chunker
     from streamlit.runtime.scriptrunner import script_runner
 
-    _run, _lock = script_runner.ScriptRunner._run_script, threading.Lock()
+    _run, _pack = script_runner.ScriptRunner._run_script, chunker.chunk_with
+    _lock, _local = threading.Lock(), threading.local()
+
+    def _timed_pack(*args, **kwargs):
+        cpu = time.thread_time()
+        try:
+            return _pack(*args, **kwargs)
+        finally:
+            _local.engine = getattr(_local, "engine", 0.0) + time.thread_time() - cpu
 
     def _timed(self, *args, **kwargs):
-        start, cpu = time.time(), time.thread_time()
+        start, cpu, _local.engine = time.time(), time.thread_time(), 0.0
         try:
             return _run(self, *args, **kwargs)
         finally:
-            line = f"{{start:.4f}} {{time.time():.4f}} {{time.thread_time() - cpu:.4f}}\\n"
+            line = f"{{start:.4f}} {{time.time():.4f}} {{time.thread_time() - cpu:.4f}} {{_local.engine:.4f}}\\n"
             with _lock, open(os.environ["{_RUN_LOG}"], "a") as log:
                 log.write(line)
 
+    chunker.chunk_with = _timed_pack
     script_runner.ScriptRunner._run_script = _timed
 """
 _DONE = "() => window.__ciDone"  # resolves with the move's times once the page is idle again (no polling)
+
+
+@dataclass
+class Walk:
+    """The sidebar moves of one session, from the app's defaults: the hard cap a stop up or down (``step``),
+    turning at the ends of CAPS (so later moves revisit settings), every third move the target, one stop."""
+
+    step: int
+    cap: int = CAPS.index(chunker.DEFAULT_HARD_CAP)
+    target: int = TARGETS.index(chunker.DEFAULT_TARGET)
+    moves: int = 0
+
+    def next(self) -> tuple[int, str]:
+        """The next move: (the slider's index in the sidebar, 0 the hard cap and 1 the target, the key to press);
+        :attr:`setting` is then the setting it leads to."""
+        self.moves += 1
+        if self.moves % 3 == 0:
+            key = "ArrowLeft" if self.target == 1 else "ArrowRight"
+            self.target = 1 - self.target
+            return 1, key
+        if not 0 <= self.cap + self.step < len(CAPS):
+            self.step = -self.step
+        self.cap += self.step
+        return 0, "ArrowRight" if self.step > 0 else "ArrowLeft"
+
+    @property
+    def setting(self) -> tuple[int, int]:
+        """(hard cap, target) after the moves so far."""
+        return CAPS[self.cap], TARGETS[self.target]
 
 
 @dataclass
@@ -281,19 +326,12 @@ async def run_session(
         await record_problems(page, session, "upload")
         await start_moves.wait()
         sliders = page.locator('[data-testid="stSidebar"]').get_by_role("slider")
-        cap, target = CAPS.index(512), TARGETS.index(256)
-        step = 1 if session.number % 2 == 0 else -1
+        walk = Walk(step=1 if session.number % 2 == 0 else -1)
         end = time.perf_counter() + args.seconds
         moves = 0
         while time.perf_counter() < end and moves < args.max_moves:
-            if moves % 3 == 2:  # the target, one stop
-                thumb, key = sliders.nth(1), "ArrowLeft" if target == 1 else "ArrowRight"
-                target = 1 - target
-            else:  # the hard cap, one stop, turning at the ends of CAPS
-                if not 0 <= cap + step < len(CAPS):
-                    step = -step
-                thumb, key = sliders.nth(0), "ArrowRight" if step > 0 else "ArrowLeft"
-                cap += step
+            which, key = walk.next()
+            thumb = sliders.nth(which)
             await thumb.focus()
             await page.evaluate(_ARM)
             await thumb.press(key)
@@ -312,12 +350,13 @@ async def run_session(
         session.errors.append(f"{type(exc).__name__}: {str(exc)[:300]}")
 
 
-def server_runs(log: Path, start: float, end: float) -> list[tuple[float, float, float]]:
-    """(start, end, CPU seconds) of the server's script runs that started between ``start`` and ``end``."""
+def server_runs(log: Path, start: float, end: float) -> list[tuple[float, float, float, float]]:
+    """(start, end, CPU seconds, of which the engine's re-packs) of the server's script runs that started between
+    ``start`` and ``end``."""
     if not log.exists():
         return []
     runs = [tuple(map(float, line.split())) for line in log.read_text(encoding="utf-8").splitlines() if line]
-    return [(a, b, cpu) for a, b, cpu in runs if start <= a <= end]
+    return [(a, b, cpu, engine) for a, b, cpu, engine in runs if start <= a <= end]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -404,11 +443,21 @@ def main() -> int:
     parser.add_argument("--budget-mb", type=float, help=f"the server's {cache.ENV_BUDGET} (default: the app's)")
     parser.add_argument("--no-baseline", dest="baseline", action="store_false", help="skip the engine-alone timings")
     parser.add_argument("--write", type=Path, help="update this Markdown file between the app-load markers")
+    parser.add_argument(
+        "--server-only",
+        action="store_true",
+        help="the server's CPU per move with one driving page on the --max-mb document (benchmarks/app_load_server.py)",
+    )
+    parser.add_argument("--compare-to", metavar="REF", help="--server-only: also serve REF's app, moves interleaved")
     args = parser.parse_args()
 
     if not CORPUS.is_dir():
         print(f"skipped: the shared corpus is not there ({CORPUS}); this benchmark builds its documents from it")
         return 0
+    if args.server_only:
+        from benchmarks import app_load_server  # it imports this module
+
+        return app_load_server.main(args)
     env = {cache.ENV_BUDGET: f"{args.budget_mb:g}"} if args.budget_mb else {}
     budget = cache.budget_from_env(env)
     load_before = os.getloadavg()[0]
@@ -455,8 +504,9 @@ def main() -> int:
         f"{min(s.megabytes for s in sessions):.1f}-{max(s.megabytes for s in sessions):.1f} MB, "
         f"{sum(s.megabytes for s in sessions):.1f} MB in all; left out, as they leave a code fence open: "
         f"{', '.join(f'`{name}`' for name in left_out) or 'none'}) at once, then moving the sliders for "
-        f"{args.seconds:g} s each (the hard cap a stop up or down between 256 and 2048, every third move the "
-        f"target, {args.think:g} s pause after each); cache budget {budget / cache.MB:,.0f} MiB"
+        f"{args.seconds:g} s each (the hard cap a stop up or down between {CAPS[0]} and {CAPS[-1]} from "
+        f"{chunker.DEFAULT_HARD_CAP}, every third move the target between {TARGETS[1]} and {TARGETS[0]}, "
+        f"{args.think:g} s pause after each); cache budget {budget / cache.MB:,.0f} MiB"
         + (f" (`{cache.ENV_BUDGET}={args.budget_mb:g}`)" if args.budget_mb else " (the default)")
         + ".",
         "",
@@ -499,7 +549,7 @@ def main() -> int:
         browser = (totals["end_browser"] - totals["moves_browser"]) / len(shown)
         lines += ["", f"Server CPU per move: {per_move:.2f} s. Chromium's CPU per move: {browser:.2f} s."]
     if runs:
-        walls, cpus = [end - start for start, end, _ in runs], [cpu for _, _, cpu in runs]
+        walls, cpus = [end - start for start, end, _, _ in runs], [cpu for _, _, cpu, _ in runs]
         lines += [
             "",
             f"The server's own answer: its {len(runs)} script runs in the moves phase (one per move; from the run's "
@@ -529,7 +579,7 @@ def main() -> int:
     ]
     key = f"app-load-budget-{args.budget_mb:g}" if args.budget_mb else "app-load"  # another budget: its own block
     heading = (
-        "\n## The app under load: several sessions at once\n\n`make bench-app-load` runs "
+        "\n## The app under load: eight sessions, their browsers on the same two cores\n\n`make bench-app-load` runs "
         "`.venv/bin/python benchmarks/app_load.py --write docs/BENCHMARKS.md`; the section below names "
         "the command that wrote it.\n"
     )

@@ -71,7 +71,9 @@ with right:
             find_col.caption(f"Sections holding “{view.md_escape(query)}”: {len(tree):,} of {every:,}.")
         with page_col:
             first_row, stop_row = rows_shown("Sections", len(tree), f"tree-page-{opened.key[:12]}")
-    tree = view.tree_rows(doc, chunks, settings.hard_cap, tree.iloc[first_row:stop_row])
+    tree = view.tree_rows(
+        doc, chunks, settings.hard_cap, tree.iloc[first_row:stop_row], frame.chunk_spans_cached(opened)
+    )
     tree_event = st.dataframe(
         tree,
         key=f"tree-{opened.key[:12]}-{first_row}-{query.lower()}",  # a selection belongs to its page

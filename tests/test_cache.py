@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import random
+import sys
 import threading
 import time
 import tracemalloc
@@ -241,6 +242,26 @@ def test_measured_sizes_match_tracemalloc(name: str, data: bytes) -> None:
     assert len(chunks) > 10
     assert abs(estimate - retained) <= TOLERANCE * retained, (name, estimate, retained)
     assert abs(chunks_estimate - grown) <= TOLERANCE * grown, (name, chunks_estimate, grown)
+
+
+def test_a_chunk_set_is_measured_as_a_walk_leaving_out_every_title_of_its_document() -> None:
+    """chunk_set_size leaves out the titles its sampled chunks name, not every title of the document (listing
+    18,000 of them at every move cost as much as the rest of the measure): the bytes are the same."""
+    name = "jest_changelog.md"
+    doc = chunker.parse((SAMPLES / name).read_text(encoding="utf-8"), name=name)
+    chunks = chunker.chunk(doc, target=128, hard_cap=256)
+    members = tuple(chunks)
+    texts = [c.markdown for c in members]
+    shared = (doc, doc.text, doc.caches, doc.name, *(s.title for s in doc.sections_in_order()))
+    document_types = (chunker.Tokenizer, chunker.Section, chunker.Block)
+    expected = cache.deep_size(chunks, exclude=(*shared, *members), shared=document_types) + sum(
+        map(sys.getsizeof, texts)
+    )
+    sample = members[:: max(1, len(members) // cache.CHUNK_SAMPLE)]
+    sampled = cache.deep_size(sample, exclude=(*shared, *texts), shared=document_types)
+    expected += sampled * len(members) // len(sample) - sys.getsizeof(sample)
+    assert len(members) > cache.CHUNK_SAMPLE
+    assert cache.chunk_set_size(chunks, doc) == expected
 
 
 def test_the_tokenizer_is_shared_not_counted() -> None:

@@ -53,6 +53,35 @@ def test_tree_rows_read_each_sections_spans_and_any_chunks_given(name: str) -> N
     assert set(view.tree_rows(doc, [], 256)["chunks"]) == {""}
 
 
+@pytest.mark.parametrize("name", ["jest_changelog.md", "asyncapi_spec.md"])
+def test_chunk_spans_made_once_give_the_tree_the_same_chunk_columns(name: str) -> None:
+    """The app keeps each chunk set's spans (view.chunk_spans) and passes them to tree_rows at every run: the
+    table is the one tree_rows makes from the chunks alone, for the whole set and for a subset."""
+    doc = chunker.parse((SAMPLES / name).read_text(encoding="utf-8"), name=name)
+    chunks = chunker.chunk(doc, target=128, hard_cap=256, overlap=40)
+    spans = view.chunk_spans(chunks)
+    assert spans.in_order and spans.numbered
+    assert list(zip(spans.starts.tolist(), spans.ends.tolist(), strict=True)) == [c.char_span for c in chunks]
+    assert view.tree_rows(doc, chunks, 256, spans=spans).equals(view.tree_rows(doc, chunks, 256))
+    every_other = chunks[1::2]
+    some = view.chunk_spans(every_other)
+    assert some.in_order and not some.numbered
+    assert list(view.tree_rows(doc, every_other, 256, spans=some)["chunks"]) == brute_force(doc, every_other)
+    assert view.chunk_spans([]).numbered and set(
+        view.tree_rows(doc, [], 256, spans=view.chunk_spans([]))["chunks"]
+    ) == {""}
+
+
+def test_the_summary_counts_as_warnings_the_chunks_shown_with_a_flag() -> None:
+    doc = chunker.parse((SAMPLES / "jest_changelog.md").read_text(encoding="utf-8"), name="jest_changelog.md")
+    chunks = chunker.chunk(doc, target=128, hard_cap=256)
+    for tiny_below in (1, 50, 120):
+        stats = view.summary(chunks, tiny_below)
+        assert stats["warnings"] == sum(1 for c in chunks if view.display_flags(c, tiny_below))
+        assert stats["tiny"] == sum(1 for c in chunks if c.token_count < tiny_below)
+    assert 0 < view.summary(chunks, 1)["warnings"] < view.summary(chunks, 120)["warnings"]
+
+
 def test_a_page_of_the_tree_gets_the_same_chunk_columns_as_the_whole_tree() -> None:
     """The app sends a page of the heading tree: its rows, made from the document's heading_tree, are those
     rows of the whole table."""

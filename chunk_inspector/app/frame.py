@@ -40,6 +40,7 @@ __all__ = [
     "SAMPLES_DIR",
     "Opened",
     "chunk_cached",
+    "chunk_spans_cached",
     "chunks_key",
     "current",
     "digest",
@@ -164,6 +165,24 @@ def heading_tree_cached(opened: Opened) -> pd.DataFrame:
             lambda: view.heading_tree(opened.doc),
             cache.table_size,
             depends_on=(doc_key,),
+            pin=cache.run_holder(),
+        )
+        .value
+    )
+
+
+def chunk_spans_cached(opened: Opened) -> view.ChunkSpans:
+    """The open chunk set's :func:`view.chunk_spans`: made once per chunk set and kept with it in the shared
+    cache (evicted with it), so that a run on the same settings (a row chosen, another page of a table, a
+    section found) does not walk its 10,000 chunks again."""
+    set_key = chunks_key(opened.key, opened.doc.name, opened.settings)
+    return (
+        cache.shared()
+        .get(
+            ("spans", *set_key[1:]),
+            lambda: view.chunk_spans(opened.chunks),
+            cache.deep_size,
+            depends_on=(set_key,),
             pin=cache.run_holder(),
         )
         .value

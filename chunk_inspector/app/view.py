@@ -35,6 +35,7 @@ __all__ = [
     "PALETTE",
     "RENDERED_CSS",
     "TINY_DEFAULT",
+    "ChunkSpans",
     "Outline",
     "archive_names",
     "boundary_diff",
@@ -42,6 +43,7 @@ __all__ = [
     "chunk_label",
     "chunk_rows",
     "chunk_sets_zip",
+    "chunk_spans",
     "cli_command",
     "display_flags",
     "heading_tree",
@@ -266,17 +268,42 @@ def heading_tree(doc: chunker.Document) -> pd.DataFrame:
 
 
 def tree_rows(
-    doc: chunker.Document, chunks: Sequence[chunker.Chunk], hard_cap: int, tree: pd.DataFrame | None = None
+    doc: chunker.Document,
+    chunks: Sequence[chunker.Chunk],
+    hard_cap: int,
+    tree: pd.DataFrame | None = None,
+    spans: ChunkSpans | None = None,
 ) -> pd.DataFrame:
     """The heading tree (:func:`heading_tree`) with the columns of a chunk set: ``over cap`` (⚠ where the
     subtree is larger than ``hard_cap``) and ``chunks``, the chunks that hold any of the section's text,
     found for all rows at once. ``tree`` is the document's :func:`heading_tree` or some of its rows (the
-    page on screen), when the caller has it: a 5 MB document has 18,000 sections, and the page builds this
-    table again at every move."""
+    page on screen), and ``spans`` the chunks' :func:`chunk_spans`, when the caller has them: a 5 MB document
+    has 18,000 sections and 10,000 chunks, and the page builds this table again at every run."""
     table = heading_tree(doc) if tree is None else tree.copy(deep=False)
     table.insert(4, "over cap", np.where(table["subtree"].to_numpy() > hard_cap, "⚠", "").tolist())
-    table.insert(5, "chunks", _chunks_holding(chunks, table["start"].tolist(), table["end"].tolist()))
+    holding = _chunks_holding(chunks, table["start"].tolist(), table["end"].tolist(), spans or chunk_spans(chunks))
+    table.insert(5, "chunks", holding)
     return table
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSpans:
+    """Where each chunk of a set starts and ends (character offsets, in the set's order), whether they are
+    in order (each starts and ends no earlier than the one before) and numbered 0..n-1 in it: what
+    :func:`tree_rows` bisects. The app makes it once per chunk set and keeps it with the set."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    in_order: bool
+    numbered: bool
+
+
+def chunk_spans(chunks: Sequence[chunker.Chunk]) -> ChunkSpans:
+    """The :class:`ChunkSpans` of ``chunks``."""
+    starts = np.fromiter((c.char_span[0] for c in chunks), dtype=np.int64, count=len(chunks))
+    ends = np.fromiter((c.char_span[1] for c in chunks), dtype=np.int64, count=len(chunks))
+    in_order = bool(np.all(starts[1:] >= starts[:-1]) and np.all(ends[1:] >= ends[:-1]))
+    return ChunkSpans(starts, ends, in_order, all(c.index == i for i, c in enumerate(chunks)))
 
 
 def rows_matching(table: pd.DataFrame, query: str, columns: Sequence[str]) -> pd.DataFrame:
@@ -298,12 +325,13 @@ def page_spans(count: int, size: int = PAGE_ROWS) -> list[tuple[int, int]]:
 _level_of, _own_of, _tokens_of = (attrgetter(name) for name in ("level", "own_tokens", "tokens"))
 
 
-def _chunks_holding(chunks: Sequence[chunker.Chunk], starts: list[int], ends: list[int]) -> list[str]:
-    """For each span ``[starts[i], ends[i])``, the ids of the chunks overlapping it ('c3–c5', 'c9', '')."""
-    chunk_starts = np.fromiter((c.char_span[0] for c in chunks), dtype=np.int64, count=len(chunks))
-    chunk_ends = np.fromiter((c.char_span[1] for c in chunks), dtype=np.int64, count=len(chunks))
-    in_order = bool(np.all(chunk_starts[1:] >= chunk_starts[:-1]) and np.all(chunk_ends[1:] >= chunk_ends[:-1]))
-    if not in_order:  # pragma: no cover - the engine's chunks are in order; anything else, one by one
+def _chunks_holding(
+    chunks: Sequence[chunker.Chunk], starts: list[int], ends: list[int], spans: ChunkSpans
+) -> list[str]:
+    """For each span ``[starts[i], ends[i])``, the ids of the chunks overlapping it ('c3–c5', 'c9', '');
+    ``spans`` are the chunks' :func:`chunk_spans`."""
+    chunk_starts, chunk_ends = spans.starts, spans.ends
+    if not spans.in_order:  # pragma: no cover - the engine's chunks are in order; anything else, one by one
         return [
             _id_ranges([c.index + 1 for c in chunks if c.char_span[0] < end and c.char_span[1] > start])
             for start, end in zip(starts, ends, strict=True)
@@ -312,7 +340,7 @@ def _chunks_holding(chunks: Sequence[chunker.Chunk], starts: list[int], ends: li
     # last starting before its end (one bisection each, for all spans at once).
     firsts = np.searchsorted(chunk_ends, np.asarray(starts, dtype=np.int64), side="right").tolist()
     stops = np.searchsorted(chunk_starts, np.asarray(ends, dtype=np.int64), side="left").tolist()
-    if all(c.index == i for i, c in enumerate(chunks)):  # numbered: the run is c{first + 1}–c{stop}
+    if spans.numbered:  # the run is c{first + 1}–c{stop}
         return [
             "" if stop <= first else f"c{stop}" if stop - first == 1 else f"c{first + 1}–c{stop}"
             for first, stop in zip(firsts, stops, strict=True)
@@ -335,7 +363,7 @@ def summary(chunks: Sequence[chunker.Chunk], tiny_below: int = TINY_DEFAULT) -> 
         "median": round(statistics.median(sizes)),
         "p95": p95,
         "max": sizes[-1],
-        "warnings": sum(1 for c in chunks if display_flags(c, tiny_below)),
+        "warnings": sum(1 for c in chunks if c.flags or c.token_count < tiny_below),  # has display_flags
         "tiny": sum(1 for c in chunks if c.token_count < tiny_below),
     }
 

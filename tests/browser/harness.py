@@ -48,17 +48,18 @@ def serve_app(timeout: float = 90.0) -> Iterator[str]:
 
 @contextmanager
 def serve_app_process(
-    timeout: float = 90.0, env: Mapping[str, str] | None = None
+    timeout: float = 90.0, env: Mapping[str, str] | None = None, root: Path = ROOT
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """:func:`serve_app`, yielding the server's process too (its pid for memory samples); ``env`` is added to
-    the server's environment. The server is stopped afterwards, killed if it does not stop."""
+    the server's environment; ``root`` is the checkout whose app.py runs (another commit's, for a benchmark
+    of before and after). The server is stopped afterwards, killed if it does not stop."""
     port = _free_port()
-    command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port)]
+    command = [sys.executable, "-m", "streamlit", "run", str(root / "app.py"), "--server.port", str(port)]
     command += ["--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none"]
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(
-            command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+            command, cwd=root, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
         )
         try:
             deadline = time.monotonic() + timeout

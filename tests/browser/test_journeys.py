@@ -16,7 +16,8 @@ from tests.browser.harness import IDLE, metric, open_app, serve_app
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 
 
-def engine(name: str, target: int = 256, cap: int = 512) -> chunker.ChunkSet:
+def engine(name: str, target: int = chunker.DEFAULT_TARGET, cap: int = chunker.DEFAULT_HARD_CAP) -> chunker.ChunkSet:
+    """The engine's chunks of a sample (at the defaults, which the app opens at)."""
     text = (SAMPLES / name).read_text(encoding="utf-8")
     return chunker.chunk_markdown(text, name=name, target=target, hard_cap=cap)
 
@@ -42,12 +43,12 @@ def test_open_pick_a_sample_and_move_the_hard_cap(page: Page, app_url: str) -> N
     before = metric(page, "Chunks")
     thumb = page.get_by_role("slider").first  # the hard cap: the first slider of the sidebar
     thumb.focus()
-    for _ in range(5):  # 512 -> 600 -> 768 -> 800 -> 1000 -> 1024
-        thumb.press("ArrowRight")
-    expected = str(len(engine("redux_modern_redux.md", 256, 1024)))
+    for _ in range(5):  # 1024 -> 1000 -> 800 -> 768 -> 600 -> 512
+        thumb.press("ArrowLeft")
+    expected = str(len(engine("redux_modern_redux.md", cap=512)))
     assert expected != before
     expect(page.locator('[data-testid="stMetric"]').first).to_contain_text(expected, timeout=30_000)
-    assert "hard_cap=1024" in page.url, "the setting is in the URL"
+    assert "hard_cap=512" in page.url, "the setting is in the URL"
 
 
 def test_hovering_a_chunk_shows_its_id_tokens_and_spans(page: Page, app_url: str) -> None:
@@ -117,19 +118,21 @@ def test_download_json_and_read_it_back_with_the_engine(page: Page, app_url: str
 def test_a_link_to_a_page_works_as_the_first_request_of_a_fresh_server(page: Page) -> None:
     """A fresh server first treats pages/ as an old-style page folder: the page must still run inside app.py."""
     with serve_app() as url:
-        open_app(page, url, "export?sample=redux_modern_redux.md&hard_cap=1024")
+        open_app(page, url, "export?sample=redux_modern_redux.md&hard_cap=2048")
         expect(page.get_by_role("heading", name="Export · redux_modern_redux.md")).to_be_visible()
         # app.py's top navigation, not the old-style list of pages/ files ("inspect chunks") in the sidebar
         expect(page.get_by_role("link", name=re.compile(r"\bTune$"))).to_have_attribute("href", f"{url}/tune")
         expect(page.get_by_role("link", name="inspect chunks")).to_have_count(0)
-        chunks = engine("redux_modern_redux.md", 256, 1024)
-        expect(page.get_by_text(f"{len(chunks)} chunks at target 256, hard cap 1024")).to_be_visible()
+        chunks = engine("redux_modern_redux.md", cap=2048)
+        expect(
+            page.get_by_text(f"{len(chunks)} chunks at target {chunker.DEFAULT_TARGET}, hard cap 2048")
+        ).to_be_visible()
 
 
 def test_evaluate_with_the_bundled_set_and_open_a_miss(page: Page, app_url: str) -> None:
     """Open Evaluate: recall at the sidebar's settings on the bundled set; choose a miss: its excerpt is highlighted."""
     questions = load_bundled(SAMPLES)
-    result = evaluate(questions, Contender.engine(chunker.ChunkOptions(256, 512)), get_retriever("bm25"))
+    result = evaluate(questions, Contender.engine(chunker.ChunkOptions()), get_retriever("bm25"))
     open_app(page, app_url, "evaluate")
     expect(page.get_by_role("heading", name="Evaluate · retrieval")).to_be_visible()
     recall = page.locator('[data-testid="stMetric"]').first  # a cold server parses every document first
@@ -156,7 +159,7 @@ def test_choosing_a_chunk_explains_its_optimal_cost(page: Page, app_url: str) ->
     open_app(page, app_url)
     text = (SAMPLES / "poetry_cli.md").read_text(encoding="utf-8")
     doc = chunker.parse(text, name="poetry_cli.md")
-    options = chunker.ChunkOptions(256, 512)
+    options = chunker.ChunkOptions()
     chunks = chunker.chunk_with(doc, options)
     terms = cost_terms(doc, options, chunks[2])
     assert terms is not None
