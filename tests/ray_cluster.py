@@ -3,17 +3,18 @@
 Each node is its own ``ray start --block`` process (``--head`` for the first, ``--address`` for the
 others), in a session of its own, on free ports (none of Ray's defaults: another Ray on the machine
 is left alone), under a temporary folder of its own, with Ray's usage reports off and a token of
-its own (Ray's token authentication, set in the environment, never read from or written to
-``~/.ray``). :class:`LocalCluster` is a context manager; leaving it stops every process the
-cluster started, whatever happened inside:
+its own (Ray's token authentication: ``RAY_AUTH_TOKEN`` in the environment, which Ray takes before
+``~/.ray/auth_token``; nothing is written there). :class:`LocalCluster` is a context manager; leaving
+it stops every process the cluster started, whatever happened inside:
 
 - each node's session (``ray start`` and what it spawned: GCS, raylet, dashboard, agents, workers,
   each worker in a process group of its own) gets SIGTERM, then SIGKILL for what is left;
 - then any process still carrying this cluster's marker in its environment (a job's entrypoint,
   which Ray starts in a session of its own) is killed by its id.
 
-If the process that made the cluster dies without leaving it, each ``ray start`` gets SIGTERM from
-the kernel (``PR_SET_PDEATHSIG``) and stops its node. Nothing here uses ``ray stop``: that would stop
+If the process that made the cluster dies without leaving it (SIGKILL), each ``ray start`` gets
+SIGTERM from the kernel (``PR_SET_PDEATHSIG``, armed for the thread that started it) and stops its
+node; only the temporary folder stays behind then. Nothing here uses ``ray stop``: that would stop
 every Ray on the machine.
 
 ``env`` is the environment a driver needs (``chunker DIR -o OUT --ray ADDRESS``, ``ray job submit``):
@@ -40,7 +41,8 @@ from pathlib import Path
 from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
-RAY = str(Path(sys.executable).with_name("ray"))
+# The `ray` of this environment (beside its python), else the one on PATH.
+RAY = next((str(p) for p in [Path(sys.executable).with_name("ray")] if p.exists()), shutil.which("ray") or "ray")
 MARKER = "CHUNKER_TEST_RAY_CLUSTER"  # in every cluster process's environment: how leftovers are found
 STARTED = "Ray runtime started."  # what `ray start` prints once its node is registered with the head
 OBJECT_STORE = 100 * 1024 * 1024  # bytes per node: the tests' documents are small (Ray's floor is 75 MiB)

@@ -27,13 +27,12 @@ pytest.importorskip("ray.dashboard.optional_deps", reason="the [ray-cluster] ext
 pq = pytest.importorskip("pyarrow.parquet")
 
 from chunk_inspector.pipelines.ray_data import ROW_FIELDS, ChunkRows  # noqa: E402
-from tests.ray_cluster import LocalCluster, Node, process_title, session  # noqa: E402
+from tests.ray_cluster import RAY, LocalCluster, Node, process_title, session  # noqa: E402
 
 pytestmark = pytest.mark.ray_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_docs"
-RAY = str(Path(sys.executable).with_name("ray"))
 SECTION = "## On a Ray cluster"
 
 
