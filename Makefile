@@ -74,7 +74,8 @@ bench-app-load: setup browser
 bench-corpus: setup
 	$(PY) benchmarks/corpus_cli.py --write docs/BENCHMARKS.md
 
-# The same corpus through --jobs 1, --jobs 2 and --ray (a local Ray): throughput and start-up cost.
+# The same corpus through --jobs 1, --jobs 2, --ray (a local Ray) and --ray ADDRESS (a two-node Ray cluster
+# started on this machine for the run): throughput, each command's start-up and the cluster's, apart.
 bench-ray: setup
 	$(PY) benchmarks/ray_corpus.py --write docs/BENCHMARKS.md
 
