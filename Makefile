@@ -13,12 +13,13 @@ SOURCES := chunker chunk_inspector tests benchmarks scripts app.py pages
 # to the CPU build (~190 MB; a plain `torch` resolves to the CUDA build and ~3 GB of nvidia wheels).
 # Where no local wheel has it: `make setup TORCH_INDEX=https://download.pytorch.org/whl/cpu`.
 # The [ray], [langchain] and [llamaindex] extras come too, so their adapters are tested for real
-# (about 0.4 GB and 25 s more; none of them pulls torch).
+# (about 0.4 GB and 25 s more; none of them pulls torch), and [ray-cluster] (Ray's dashboard and job
+# client, about 75 MB and 12 s more), so that a two-node Ray cluster runs in the tests.
 TORCH_INDEX ?=
 $(VENV)/.installed: pyproject.toml constraints-cpu.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints-cpu.txt $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) -e ".[app,dev,dense,ray,langchain,llamaindex]"
+	$(PY) -m pip install --quiet -c constraints-cpu.txt $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) -e ".[app,dev,dense,ray,ray-cluster,langchain,llamaindex]"
 	touch $@ $(VENV)/.app-installed
 
 setup: $(VENV)/.installed
@@ -84,7 +85,8 @@ bench-app-load: setup browser
 bench-corpus: setup
 	$(PY) benchmarks/corpus_cli.py --write docs/BENCHMARKS.md
 
-# The same corpus through --jobs 1, --jobs 2 and --ray (a local Ray): throughput and start-up cost.
+# The same corpus through --jobs 1, --jobs 2, --ray (a local Ray) and --ray ADDRESS (a two-node Ray cluster
+# started on this machine for the run): throughput, each command's start-up and the cluster's, apart.
 bench-ray: setup
 	$(PY) benchmarks/ray_corpus.py --write docs/BENCHMARKS.md
 

@@ -6,6 +6,7 @@ Ray runs in local mode, started once for the module (two CPUs, no dashboard).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -16,12 +17,13 @@ import pytest
 
 import chunker
 from chunk_inspector.cli.commands import main
-from chunk_inspector.cli.corpus import find_markdown
+from chunk_inspector.cli.corpus import find_markdown, run_corpus
 from tests.readme_snippets import doc_blocks
 
 ray = pytest.importorskip("ray", reason="the [ray] extra is not installed")
 pq = pytest.importorskip("pyarrow.parquet")
 
+from chunk_inspector.cli import ray_run  # noqa: E402
 from chunk_inspector.cli.ray_run import run_ray  # noqa: E402
 from chunk_inspector.pipelines.ray_data import ROW_FIELDS, ChunkRows, error_row, schema  # noqa: E402
 
@@ -188,6 +190,35 @@ class TestRayCli:
 
     def test_ray_refuses_a_single_file(self, tmp_path: Path) -> None:
         assert main([str(SAMPLES / "poetry_cli.md"), "--ray"]) == 2
+
+
+class _CrashOnPoison(ray_run._ChunkDocuments):
+    """The cluster's work, but the worker process dies on poison.md, every time (a task that cannot complete)."""
+
+    def row(self, item: Any) -> dict[str, Any]:
+        if item["name"] == "poison.md":
+            os._exit(1)
+        return super().row(item)
+
+
+def test_a_document_whose_task_keeps_crashing_is_skipped_with_its_reason(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its task runs 1 + TASK_RETRIES times in the dataset and as many on its own, then the document is skipped
+    with the reason (not retried forever, as Ray Data would); every other document is written as by --jobs 1.
+    One retry here, not the 3 of a real run: each crash costs a new worker process."""
+    options = chunker.ChunkOptions(512, 1024)
+    run_corpus(corpus, tmp_path / "jobs", options, jobs=1)
+    (corpus / "poison.md").write_text("# Poison\n\nIt takes its worker down.\n", encoding="utf-8")
+    monkeypatch.setattr(ray_run, "_ChunkDocuments", _CrashOnPoison)
+    monkeypatch.setattr(ray_run, "TASK_RETRIES", 1)
+    summary = run_ray(corpus, tmp_path / "ray", options)
+    assert _tree(tmp_path / "ray") == _tree(tmp_path / "jobs")
+    (poisoned,) = [f for f in summary.failures if "poison.md" in f]
+    assert poisoned.startswith(f"{corpus / 'poison.md'}: not chunked: its Ray task failed 2 times (WorkerCrashedError")
+    assert len(summary.failures) == 3 and summary.documents == len(find_markdown(corpus)) - 3
+    rows = pq.read_table(tmp_path / "ray" / "chunks.parquet").to_pylist()
+    assert [r["error"] for r in rows if r["document"] == "poison.md"] == [poisoned]
 
 
 def test_missing_ray_names_the_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -4,6 +4,10 @@ The files are read on the driver with ``--jobs``' checks, each document is chunk
 :func:`chunk_inspector.cli.corpus.chunk_document` (the function ``--jobs`` runs), and the results come
 back in path order to ``--jobs``' writer (:class:`chunk_inspector.cli.corpus.OutputWriter`); Parquet rows
 (:func:`chunk_inspector.pipelines.ray_data.schema`) in addition. Ray comes with the ``[ray]`` extra.
+
+A cluster loses workers and nodes: each document's task runs again when its worker or node is lost
+(up to :data:`TASK_RETRIES` times), and a document whose task cannot be completed is skipped with
+its reason like any other; none goes missing (docs/pipelines.md, "On a Ray cluster").
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ import json
 import logging
 import os
 import socket
-from collections.abc import Callable, Mapping
+import warnings
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +36,11 @@ from chunk_inspector.files import AtomicFile, FileRefused, display
 from chunk_inspector.pipelines.extras import require
 from chunk_inspector.pipelines.ray_data import PARQUET_FILE, error_row, schema
 
-__all__ = ["check_reachable", "run_ray"]
+__all__ = ["TASK_RETRIES", "check_reachable", "run_ray"]
+
+# How often a document's task runs again after its worker process or node is lost. Ray Data's own
+# default is forever: a document that crashes its worker every time would hold the run for ever.
+TASK_RETRIES = 3
 
 
 def _arrow() -> Any:
@@ -82,6 +91,10 @@ def run_ray(
     per document, ``chunks.jsonl``, the layers), and the same skipped documents reported the same
     way. In addition, ``OUT/chunks.parquet`` (:func:`schema`): the rows of ``chunks.jsonl`` with
     ``document_tokens``, then one row with ``error`` set for each skipped document.
+
+    When a task fails beyond its retries (a worker crashed on it again and again, a node lost for
+    good), Ray Data stops the dataset; the documents not yet received then run again as one task
+    each (:func:`_one_by_one`), and any whose task fails too is skipped with the reason.
     """
     rels = find_markdown(root, exclude=out) if files is None else files
     chunker.chunk_with(chunker.parse("", tokenizer=options.tokenizer), options)  # fail before Ray starts
@@ -104,7 +117,11 @@ def run_ray(
         context.enable_progress_bars = False  # our own progress (on_done) instead
         # A block per document (up to 2,000), so that one big file holds no others back in its task.
         ds = ray_data.from_items(items, override_num_blocks=max(1, min(len(items), 2000)))
-        ds = ds.map_batches(_ChunkDocuments(options, output.layers), batch_format="pyarrow", batch_size=None)
+        chunk = _ChunkDocuments(options, output.layers)
+        with warnings.catch_warnings():
+            # Ray 2.60 deprecates map_batches' **ray_remote_args (for Ray 2.64) but names no max_retries parameter yet.
+            warnings.filterwarnings("ignore", "`ray_remote_args` is deprecated", DeprecationWarning)
+            ds = ds.map_batches(chunk, batch_format="pyarrow", batch_size=None, max_retries=TASK_RETRIES)
         parquet_tmp = AtomicFile(out / PARQUET_FILE)
         with (
             OutputWriter(out, output.layers, len(rels), on_failure) as writer,
@@ -112,17 +129,72 @@ def run_ray(
         ):
             parquet_text.close()  # the Parquet writer opens the temporary file by name
             with pq.ParquetWriter(str(parquet_tmp.temporary), schema()) as parquet:
-                for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
-                    for row in batch.to_pylist():
-                        result = _result(row)
-                        on_done(result.name)
-                        writer.add(result)
-                        parquet.write_table(_parquet_rows(result))
+                received: set[int] = set()
+
+                def deliver(result: DocumentResult) -> None:
+                    received.add(result.index)
+                    on_done(result.name)
+                    writer.add(result)
+                    parquet.write_table(_parquet_rows(result))
+
+                if _each_row(ds, lambda row: deliver(_result(row))) is not None:
+                    for result in _one_by_one(ray, chunk, [i for i in items if i["index"] not in received]):
+                        deliver(result)
     finally:
         quiet()
         if started:
             ray.shutdown()
     return writer.summary
+
+
+def _each_row(ds: Any, handle: Callable[[dict[str, Any]], None]) -> Exception | None:
+    """Hand each result row of ``ds`` to ``handle``, in order; returns what stopped the dataset, if anything.
+
+    Only the dataset's own failure is returned (a task out of retries, a lost node): one raised by
+    ``handle`` (writing the output) goes up as it is.
+    """
+    batches = iter(ds.iter_batches(batch_size=None, batch_format="pyarrow"))
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return None
+        except Exception as exc:  # Ray's errors have no common base outside ray.exceptions (Ray Data wraps some)
+            return exc
+        for row in batch.to_pylist():
+            handle(row)
+
+
+def _one_by_one(ray: Any, chunk: _ChunkDocuments, items: list[dict[str, Any]]) -> Iterator[DocumentResult]:
+    """The documents the dataset did not deliver, each as a task of its own (retried like the dataset's);
+    a document whose task fails too is skipped with the reason, so that none goes missing."""
+    task = ray.remote(max_retries=TASK_RETRIES)(_chunk_one)
+    shared = ray.put(chunk)
+    refs = [task.remote(shared, item) for item in items]
+    for item, ref in zip(items, refs, strict=True):
+        try:
+            row = ray.get(ref)
+        except ray.exceptions.RayTaskError as exc:  # raised in the task (a bug: chunk_document catches the rest)
+            cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+            reason = f"{item['where']}: not chunked: its Ray task raised {_first_line(cause)}"
+            yield DocumentResult(item["index"], item["name"], error=reason)
+        except Exception as exc:  # the worker or the node lost each time: not retried further
+            reason = f"{item['where']}: not chunked: its Ray task failed {TASK_RETRIES + 1} times ({_first_line(exc)})"
+            yield DocumentResult(item["index"], item["name"], error=reason)
+        else:
+            yield _result(row)
+
+
+def _chunk_one(chunk: _ChunkDocuments, item: dict[str, Any]) -> dict[str, Any]:
+    """A Ray task: one document's result row."""
+    return chunk.row(item)
+
+
+def _first_line(exc: BaseException) -> str:
+    """An exception as one short line (Ray's messages run to many lines, with tracebacks)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
+    return text if len(text) <= 300 else text[:299] + "…"
 
 
 _RESULT_FIELDS = ("index", "name", "error", "json", "jsonl", "layer_documents", "layer_sections", "layer_chunks")
@@ -136,31 +208,30 @@ class _ChunkDocuments:
         self.layers = layers
 
     def __call__(self, table: Any) -> Any:
-        rows = []
-        for item in table.to_pylist():
-            if item["error"] is not None:
-                result = DocumentResult(item["index"], item["name"], error=item["error"])
-            else:
-                result = chunk_document(
-                    item["index"], item["name"], item["bytes"], self.options, self.layers, item["where"]
-                )
-            rows.append(
-                {
-                    "index": result.index,
-                    "name": result.name,
-                    "error": result.error,
-                    "json": result.json,
-                    "jsonl": result.jsonl,
-                    **{f"layer_{key}": result.layers.get(key) for key in LAYER_FILES},
-                    "chunks": result.chunks,
-                    "tokens": result.tokens,
-                    "flagged": result.flagged,
-                }
-            )
+        rows = [self.row(item) for item in table.to_pylist()]
         pa = _arrow()
         fields = [pa.field(name, pa.large_string()) for name in _RESULT_FIELDS[1:]]
         types = pa.schema([pa.field("index", pa.int64()), *fields, *(pa.field(k, pa.int64()) for k in _COUNTS)])
         return pa.Table.from_pylist(rows, schema=types)
+
+    def row(self, item: Mapping[str, Any]) -> dict[str, Any]:
+        """One item of the dataset (:func:`_item`) to its result row."""
+        if item["error"] is not None:
+            result = DocumentResult(item["index"], item["name"], error=item["error"])
+        else:
+            index, name, where = item["index"], item["name"], item["where"]
+            result = chunk_document(index, name, item["bytes"], self.options, self.layers, where)
+        return {
+            "index": result.index,
+            "name": result.name,
+            "error": result.error,
+            "json": result.json,
+            "jsonl": result.jsonl,
+            **{f"layer_{key}": result.layers.get(key) for key in LAYER_FILES},
+            "chunks": result.chunks,
+            "tokens": result.tokens,
+            "flagged": result.flagged,
+        }
 
 
 _COUNTS = ("chunks", "tokens", "flagged")
