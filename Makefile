@@ -7,7 +7,7 @@ PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 SOURCES := chunker chunk_inspector tests benchmarks scripts app.py pages
 
-.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-app bench-corpus bench-ray bench-peers bench-retrieval bench-app-evaluate bench-app-load bench-memory golden clean
+.PHONY: app app-with-peers browser test setup lint typecheck unit bench bench-hostile bench-app bench-corpus bench-ray bench-peers bench-retrieval bench-app-evaluate bench-app-load bench-memory golden clean
 
 # The [dense] extra (sentence-transformers) comes too, so its tests run; constraints-cpu.txt holds torch
 # to the CPU build (~190 MB; a plain `torch` resolves to the CUDA build and ~3 GB of nvidia wheels).
@@ -50,6 +50,11 @@ test: lint typecheck unit
 
 bench: setup
 	$(PY) benchmarks/engine.py --write docs/BENCHMARKS.md
+
+# Hostile shapes (one construct repeated: 40,000-odd headings, one-word paragraphs, a long list...) at
+# three sizes under every strategy, seconds per MB beside real text; BASELINE=REV adds that revision's engine.
+bench-hostile: setup
+	$(PY) benchmarks/hostile.py --write docs/BENCHMARKS.md $(if $(BASELINE),--baseline $(BASELINE))
 
 # Memory per MB of text (peak and what a parsed Document keeps), a fresh process per size, beside
 # markdown-it-py and tiktoken; BASELINE=REV adds the engine of that git revision (before/after).
