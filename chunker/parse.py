@@ -518,8 +518,10 @@ def unclosed_fence(markdown: str) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=1024)
 def fence_closes(opening: str, closing: str) -> bool:
-    """Whether ``closing`` closes the fence that ``opening`` opens, the two lines read alone."""
+    """Whether ``closing`` closes the fence that ``opening`` opens, the two lines read alone
+    (remembered: a document's fences repeat their lines)."""
     return any(
         t.type == "fence" and t.map == [0, 2] and _closed(t) for t in _block_tokens(opening + "\n" + closing + "\n")
     )

@@ -767,9 +767,10 @@ class _Cutter:
     def cut_container(self, node: InnerNode, first_limit: int, limit: int, flag: str) -> list[Piece]:
         """Lists, blockquotes, list items: between inner blocks, descending into the big ones."""
         children = list(node.children)
-        if node.kind == "item" and children:
-            # An item's first line (its marker) starts its first inner block.
-            first_child = children[0]
+        first_child = children[0] if children else None
+        # An item's first line (its marker) starts its first inner block; but for a fence that opens
+        # on a later line (a marker alone on its line): its opening line is its first.
+        if node.kind == "item" and first_child and not (first_child.fence and first_child.first > node.first):
             children[0] = InnerNode(
                 first_child.kind,
                 node.first,

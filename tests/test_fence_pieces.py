@@ -78,6 +78,7 @@ _CONTAINERS = [
     ("top level", "", "", ""),
     ("item 7. after its paragraph", "   ", "   ", "7. Run the tool on the file first:\n\n"),
     ("item 7. on its marker line", "7. ", "   ", ""),
+    ("item 7. with its marker alone on its line", "   ", "   ", "7.\n"),
     ("item - after its paragraph", "  ", "  ", "- Run the tool on the file first:\n\n"),
     ("item 10. after its paragraph", "    ", "    ", "10. Run the tool on the file first:\n\n"),
     ("item 1. indented with a tab", "\t", "\t", "1.  Run the tool on the file first:\n\n"),
@@ -140,6 +141,19 @@ def test_every_piece_of_a_cut_fence_reads_as_one_closed_fence(container: int, op
             problems += _code_chunks(doc, words, cap, cap, strategy, seen)
             if cap % 8 == 0 and cap >= 2 * MIN_HARD_CAP:  # pieces of about the target, chunks up to the cap
                 problems += _code_chunks(doc, words, cap // 2, cap, strategy, seen)
+    assert not problems, "\n\n".join(problems[:3])
+
+
+@pytest.mark.parametrize("container", [1, 7, 9], ids=[_CONTAINERS[c][0] for c in (1, 7, 9)])
+def test_a_document_with_crlf_line_breaks(container: int) -> None:
+    """The same with CRLF line breaks: the added fence lines end with LF, the source keeps its own."""
+    text, words = fenced_document(container, 3, 0)
+    doc = chunker.parse(text.replace("\n", "\r\n"), name="manual.md")
+    problems: list[str] = []
+    seen: dict[str, list[str]] = {}
+    for cap in range(MIN_HARD_CAP, doc.root.tokens + 8, 3):
+        for strategy in chunker.STRATEGIES:
+            problems += _code_chunks(doc, words, cap, cap, strategy, seen)
     assert not problems, "\n\n".join(problems[:3])
 
 
