@@ -7,7 +7,7 @@ PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 SOURCES := chunker chunk_inspector tests benchmarks scripts app.py pages
 
-.PHONY: app app-with-peers browser test setup setup-app lint typecheck unit bench bench-app bench-corpus bench-ray bench-peers bench-churn bench-retrieval bench-app-evaluate bench-app-load bench-memory golden clean
+.PHONY: app app-with-peers browser test setup setup-app lint typecheck unit bench bench-hostile bench-app bench-corpus bench-ray bench-peers bench-churn bench-retrieval bench-retrieval-grid bench-app-evaluate bench-app-load bench-memory golden clean
 
 # The [dense] extra (sentence-transformers) comes too, so its tests run; constraints-cpu.txt holds torch
 # to the CPU build (~190 MB; a plain `torch` resolves to the CUDA build and ~3 GB of nvidia wheels).
@@ -62,6 +62,11 @@ test: lint typecheck unit
 
 bench: setup
 	$(PY) benchmarks/engine.py --write docs/BENCHMARKS.md
+
+# Hostile shapes (one construct repeated: 40,000-odd headings, one-word paragraphs, a long list...) at
+# three sizes under every strategy, seconds per MB beside real text; BASELINE=REV adds that revision's engine.
+bench-hostile: setup
+	$(PY) benchmarks/hostile.py --write docs/BENCHMARKS.md $(if $(BASELINE),--baseline $(BASELINE))
 
 # Memory per MB of text (peak and what a parsed Document keeps), a fresh process per size, beside
 # markdown-it-py and tiktoken; BASELINE=REV adds the engine of that git revision (before/after).
@@ -118,6 +123,12 @@ bench-retrieval: $(PEERS_VENV)/.installed
 		--caps 1024 --default-strategy-only
 	$(PEERS_VENV)/bin/python benchmarks/retrieval.py --write docs/BENCHMARKS.md --retrievers dense --sets chroma \
 		--default-strategy-only
+
+# Which settings for which retriever: recall over target × hard cap on the Markdown question sets (each and
+# pooled), the peers at each cap, the engine's defaults against each peer, paired (docs/evaluation.md).
+bench-retrieval-grid: $(PEERS_VENV)/.installed
+	$(PEERS_VENV)/bin/python benchmarks/retrieval_grid.py --write docs/BENCHMARKS.md --retrievers bm25
+	$(PEERS_VENV)/bin/python benchmarks/retrieval_grid.py --write docs/BENCHMARKS.md --retrievers dense --sets pooled
 
 # The app with the peers installed: the Compare page offers them as a third column.
 app-with-peers: $(PEERS_VENV)/.installed

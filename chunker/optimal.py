@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_left, bisect_right
+from collections import deque
 from dataclasses import dataclass
 from itertools import accumulate
 from operator import le, sub
@@ -295,6 +296,19 @@ def _size_costs(target: int, hard_cap: int, small: int) -> tuple[float, ...]:
     return tuple(_size_term(tokens, target, small) for tokens in range(hard_cap + 1))
 
 
+@functools.lru_cache(maxsize=8)
+def _size_floors(target: int, hard_cap: int, small: int) -> tuple[float, ...]:
+    """``floors[t]``: the least of :func:`_size_costs` over 0 to ``t`` tokens (a bound on the size term of
+    any chunk of at most ``t`` tokens)."""
+    return tuple(accumulate(_size_costs(target, hard_cap, small), min))
+
+
+# The dynamic programme passes over whole blocks of this many starts at once (_open_programme).
+_BLOCK_SHIFT = 4
+_BLOCK = 1 << _BLOCK_SHIFT
+_BLOCK_MASK = _BLOCK - 1
+
+
 class _Row:
     """The document as a row of atoms, with each atom's section, and the dynamic programme over it."""
 
@@ -486,6 +500,18 @@ class _Row:
           here, ``lowest`` the least ``best`` of the starts left. When that reaches the least
           cost found, no start left costs less and the search for this end stops. The bound is
           summed in the order a cost is, so rounding keeps it a bound.
+        - Starts are also weighed a block of ``_BLOCK`` at once: the least ``rest`` in the block
+          (kept per block once all are known) and the least size any of its chunks can have,
+          summed as a cost is, bound what any start there costs. A block whose bound is over
+          the least cost found (at or under the target; or not under it, over) is passed over.
+          Under the target the last end's best start and the one after it are weighed first,
+          so that a low cost is found early (small chunks of many headings: the best start is
+          near the end; long runs of small paragraphs: near the target). Which start wins does
+          not depend on the order: the least cost, a tie going to the later start.
+
+        The work per end is then about the starts near the best one and a look at each block
+        of the window, not every start in it (a window of hundreds of atoms where each is a
+        few tokens: 40,000 one-line headings, 66,000 one-word paragraphs).
 
         Arrays with an ``o`` are over the open boundaries: ``opens[j]`` is the atom of the j-th.
         """
@@ -507,6 +533,12 @@ class _Row:
         rest_o = [0.0 - inside[1], *([0.0] * (len(opens) - 2))]
         last = len(opens) - 1
         back_o = [0] * len(opens)
+        # least_o[b]: the least of rest_o over the b-th block of _BLOCK starts, once all are known
+        least_o: list[float] = []
+        floors = _size_floors(target, hard_cap, small)
+        window: deque[int] = deque()  # starts in [first, over) of increasing rest_o: its least first
+        pushed = 0  # the starts up to here went through the window
+        seed = 0  # the best start of the last end
         ends_o = [0, *(sums[k] - atoms[k - 1].join for k in opens[1:])]  # the tokens up to each end
         if not all(map(le, ends_o, ends_o[1:])) or max(map(sub, ends_o, sums_o)) > target:
             return None  # the windows below only move forward, and stay before their end: ends grow, joins > -target
@@ -537,25 +569,69 @@ class _Row:
                         first = after_preamble
                 over = under_from if under_from > first else first  # starts before this one are over the target
                 found, at = _INFINITY, 0
-                for j in range(over, jk):  # at or under the target, the biggest first; a tie goes to the later start
-                    cost = rest_o[j] + headings
-                    if cost > found:
+                # At or under the target; a tie goes to the later start. The last end's best start and
+                # the one after it first (the best start moves on with the end), then every start but
+                # those of a block whose bound is over the least cost found (none could win or tie).
+                for j in (seed, seed + 1):
+                    if over <= j < jk:
+                        cost = rest_o[j] + headings + (fixed + sizes[end - sums_o[j]])
+                        if cost <= found:
+                            found, at = cost, j
+                j = over
+                while j < jk:
+                    stop = (j | _BLOCK_MASK) + 1
+                    if stop > jk:
+                        stop = jk
+                    elif (
+                        not j & _BLOCK_MASK
+                        and (least_o[j >> _BLOCK_SHIFT] + headings) + (fixed + floors[end - sums_o[j]]) > found
+                    ):
+                        j = stop
                         continue
-                    cost += fixed + sizes[end - sums_o[j]]
-                    if cost <= found:
-                        found, at = cost, j
+                    for i in range(j, stop):
+                        cost = rest_o[i] + headings
+                        if cost > found:
+                            continue
+                        cost += fixed + sizes[end - sums_o[i]]
+                        if cost < found or (cost == found and i > at):
+                            found, at = cost, i
+                    j = stop
                 if over > first:  # over the target: stop once even the least left cannot beat what was found
-                    lowest = min(rest_o[first:over]) + headings
-                    for j in range(over - 1, first - 1, -1):
+                    while pushed < over:  # the least of rest_o[first:over]: a sliding window's minimum
+                        value = rest_o[pushed]
+                        while window and rest_o[window[-1]] >= value:
+                            window.pop()
+                        window.append(pushed)
+                        pushed += 1
+                    while window[0] < first:
+                        window.popleft()
+                    lowest = rest_o[window[0]] + headings
+                    j = over - 1
+                    while j >= first:
+                        low = j & ~_BLOCK_MASK  # j's block, down to its first start; the least size there is j's
                         size = sizes[end - sums_o[j]]
                         if lowest + (fixed + size) >= found:
                             break
-                        cost = rest_o[j] + headings
-                        if cost >= found:
-                            continue
-                        cost += fixed + size
-                        if cost < found:
-                            found, at = cost, j
+                        if low >= first and j & _BLOCK_MASK == _BLOCK_MASK:
+                            if (least_o[j >> _BLOCK_SHIFT] + headings) + (fixed + size) >= found:
+                                j = low - 1
+                                continue
+                        elif low < first:
+                            low = first
+                        for i in range(j, low - 1, -1):
+                            size = sizes[end - sums_o[i]]
+                            if lowest + (fixed + size) >= found:
+                                low = first  # and no start left can beat it
+                                break
+                            cost = rest_o[i] + headings
+                            if cost >= found:
+                                continue
+                            cost += fixed + size
+                            if cost < found:
+                                found, at = cost, i
+                        if low == first:
+                            break
+                        j = low - 1
                 if whole_preamble:  # the start before the preamble, tried last
                     cost = rest_o[0] + headings + (fixed + sizes[end - sums_o[0]])
                     if cost < found:
@@ -563,8 +639,11 @@ class _Row:
                 if found >= FORBIDDEN:
                     return None
                 best_o[jk], back_o[jk] = found, at
+                seed = at
                 if jk < last:
                     rest_o[jk] = found - inside[k + 1]  # a heading that starts a chunk is not inside it
+                    if not (jk + 1) & _BLOCK_MASK:
+                        least_o.append(min(rest_o[jk + 1 - _BLOCK : jk + 1]))
         except IndexError:  # a chunk of one atom bigger than the hard cap: past the sizes' end
             return None
         self.total = best_o[-1]

@@ -40,7 +40,7 @@ from chunker.model import Block, BlockSpans, Document, Section, cumulative_token
 from chunker.spans import SourceMap, line_bounds
 from chunker.tokens import TextCounts, Tokenizer, get_tokenizer
 
-__all__ = ["InnerNode", "inner_structure", "parse"]
+__all__ = ["InnerNode", "fence_closes", "inner_structure", "parse", "unclosed_fence"]
 
 _KIND_BY_TOKEN = {
     "heading_open": "heading",
@@ -490,11 +490,28 @@ def _from_raw(raw: Sequence[fastparse.RawInner], offset: int, stop_of: Callable[
 
 
 _FENCE_LIKE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,})", re.MULTILINE)
+_LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
+
+
+def _closed(token: Token) -> bool:
+    """Whether a ``fence`` token ends at a closing fence (not at the end of its container).
+
+    markdown-it gives a closed fence the lines of its code and both fence lines, an open one
+    its code and its opening line only.
+    """
+    assert token.map is not None
+    content = token.content
+    lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+    return lines == token.map[1] - token.map[0] - 2
 
 
 def unclosed_fence(markdown: str) -> str:
     """The opening line's indent and fence (e.g. ``"> ```"``) of a code fence in ``markdown``
     that no closing fence ends, or ``""`` when every fence is closed.
+
+    Read as CommonMark reads ``markdown`` alone: a closing line indented four columns or more
+    past its container is code, not a closing fence. The indent has its list markers blanked,
+    so that a closing fence after it stays in the same list item.
 
     Used on pieces of non-code blocks: a line such as a lone "```" inside an HTML
     block is HTML in its source, but a fence opener when a piece holds it alone.
@@ -503,14 +520,22 @@ def unclosed_fence(markdown: str) -> str:
         return ""
     lines = markdown.splitlines()
     for token in _block_tokens(markdown):
-        if token.type != "fence" or token.map is None:
+        if token.type != "fence" or token.map is None or _closed(token):
             continue
-        first, stop = token.map
-        closing = lines[stop - 1].lstrip(" \t>").rstrip() if first < stop - 1 < len(lines) else ""
-        if not (len(closing) >= len(token.markup) and set(closing) == {token.markup[0]}):
-            opening = lines[first]
-            return opening[: len(opening) - len(opening.lstrip(" \t>"))] + token.markup
+        opening = lines[token.map[0]]
+        at = opening.find(token.markup)
+        indent = opening[:at] if at >= 0 else ""
+        return _LIST_MARKER.sub(lambda m: " " * len(m.group()), indent) + token.markup
     return ""
+
+
+@functools.lru_cache(maxsize=1024)
+def fence_closes(opening: str, closing: str) -> bool:
+    """Whether ``closing`` closes the fence that ``opening`` opens, the two lines read alone
+    (remembered: a document's fences repeat their lines)."""
+    return any(
+        t.type == "fence" and t.map == [0, 2] and _closed(t) for t in _block_tokens(opening + "\n" + closing + "\n")
+    )
 
 
 def _inner_nodes(

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 
 from chunker.model import Block, Document
-from chunker.parse import InnerNode, inner_structure, unclosed_fence
+from chunker.parse import InnerNode, fence_closes, inner_structure, unclosed_fence
 from chunker.tokens import ASCII_WORD
 
 __all__ = ["CutCache", "Piece", "cut_block", "cut_cache", "sentence_starts"]
@@ -114,12 +114,41 @@ class _Run:
         return self.estimated[j - 1] - self.estimated[i] + self.sizes[j - 1]
 
 
+@dataclass(frozen=True, slots=True)
+class _FencePlan:
+    """The fence lines a cut fenced code block adds to its pieces, chosen so that each piece read on its
+    own (as CommonMark reads a document) is one closed fence holding its lines of code.
+
+    A piece other than the first starts with ``reopen``; a piece other than the last ends with
+    ``close``, and so does the last where the source's closing line does not close ``reopen`` read
+    alone (a closer indented four columns or more once the list item around it is gone: it is then
+    a line of code, and ``close`` follows it). The first piece starts with the source's opening
+    line where that opens a fence read alone (``source_opens``; a piece that goes on ends with
+    ``source_close``); where it does not (indented four columns or more outside its list item),
+    ``reopen`` comes before it and it reads as a line of code.
+    """
+
+    reopen: str  # the re-opened fence line, with its line break
+    close: str  # a line break, then the closing fence line after a re-opened fence
+    source_close: str  # a line break, then the closing fence line after the source's opening line
+    source_opens: bool  # the source's opening line, at the start of a piece, opens a fence
+    closes_source: bool  # the source's closing line closes the source's opening one, read alone
+    closes_reopen: bool  # the source's closing line closes ``reopen``, read alone
+    # For a piece that starts inside a line (a code line too long for the limit, cut): it does not
+    # start with the line's ``>`` markers, so its fence is at the margin (the same as the above
+    # outside block quotes).
+    margin_reopen: str
+    margin_close: str
+    closes_margin: bool
+
+
 @dataclass(slots=True)
 class CutCache:
     """Limit-independent work of cutting one document, kept on it (``Document.caches.cuts``) so that
     re-chunking with new limits reuses it: exact counts of spans and of added lines, join costs,
     runs of atoms, each block's inner structure (by the block's start), the lines of each code
-    body cut (by its line range) and any run of lines as atoms (by its range and strength)."""
+    body cut (by its line range), any run of lines as atoms (by its range and strength) and the
+    added fence lines of each fenced code block cut (by its line range)."""
 
     span_tokens: dict[tuple[int, int], int] = field(default_factory=dict)
     text_tokens: dict[str, int] = field(default_factory=dict)
@@ -128,6 +157,7 @@ class CutCache:
     inner: dict[int, tuple[InnerNode, ...]] = field(default_factory=dict)
     code_lines: dict[tuple[int, int], tuple[_Atom, ...]] = field(default_factory=dict)
     lines: dict[tuple[int, int, int], tuple[_Atom, ...]] = field(default_factory=dict)
+    fences: dict[tuple[int, int], _FencePlan] = field(default_factory=dict)
 
 
 def cut_cache(doc: Document) -> CutCache:
@@ -277,6 +307,78 @@ class _Cutter:
             found = known[first, stop] = tuple(_by_indentation(self.text, self._line_atoms(first, stop, _LINE)))
         return list(found)
 
+    def fence_closed(self, node: InnerNode, first: int, stop: int) -> bool:
+        """Whether line ``stop - 1`` closes the fenced code block opened at line ``first``."""
+        closing_line = self.text[self.src.line_starts[stop - 1] : self.src.line_end(stop - 1)].strip()
+        return (
+            stop - 1 > first
+            and closing_line.lstrip("> ").startswith(node.fence[0] * len(node.fence))
+            and set(closing_line.lstrip("> ").rstrip()) <= {node.fence[0]}
+        )
+
+    def fence_plan(self, node: InnerNode, first: int, stop: int, closed: bool) -> _FencePlan:
+        """The fence lines added to the pieces of the fenced code block at lines ``[first, stop)``.
+
+        A piece holds whole lines of the source, each with what its list items and block quotes
+        put before it; read alone, a list item around it is gone (its indentation is only
+        indentation), block quotes stay. So the re-opened fence goes inside the block quotes that
+        every line of the piece keeps (``>`` markers within three columns of indentation), as far
+        in as the source's opening line (at most three columns), and the closing fence under it.
+        Its fence is longer than any run of the fence character that would close it early (the
+        source's own length, unless a line of code would close it read alone).
+        """
+        known = self.cache.fences
+        found = known.get((first, stop))
+        if found is not None:
+            return found
+        text, starts, line_end = self.text, self.src.line_starts, self.src.line_end
+        opening = text[starts[first] : line_end(first)]
+        at = opening.find(node.fence)
+        indent = opening[:at] if at >= 0 else ""
+        info = opening[len(indent) + len(node.fence) :] if at >= 0 else ""
+        blank = _LIST_MARKER.sub(lambda m: " " * len(m.group()), indent)
+        marks = _quote_marks(blank)
+        depth = len(marks)
+        lines = range(first + 1, stop)  # the body, and the source's closing line (it must stay inside too)
+        for line in lines:
+            if not depth:
+                break
+            depth = min(depth, len(_quote_marks(text[starts[line] : line_end(line)], depth)))
+        offset, column, content = marks[depth - 1] if depth else (0, 0, 0)
+        quote = blank[:offset]
+        pad = " " * min(3, _column(blank, offset, column) - content)
+        char, length = node.fence[0], len(node.fence)
+        source_opens = fence_closes(opening, blank + node.fence)
+        # the lines of code: the body, and the opening line where it does not open a fence read alone
+        body = range(first + source_opens, stop - 1 if closed else stop)
+        if body and text.find(char * length, starts[body[0]], line_end(body[-1])) >= 0:
+            for line in body:
+                run = _closing_run(text[starts[line] : line_end(line)], depth, char)
+                if run >= length:
+                    length = run + 1
+        fence = char * length
+        reopen, close = quote + pad + fence + info, quote + pad + fence
+        if not fence_closes(reopen, close):  # never seen: a fence at the margin always works
+            reopen, close = fence + info, fence
+        closing = text[starts[stop - 1] : line_end(stop - 1)] if closed else ""
+        closes_reopen = closed and fence_closes(reopen, closing)
+        margin_reopen, margin_close, closes_margin = reopen, close, closes_reopen
+        if depth:
+            margin_reopen, margin_close = fence + info, fence
+            closes_margin = closed and fence_closes(margin_reopen, closing)
+        found = known[first, stop] = _FencePlan(
+            reopen + "\n",
+            "\n" + close,
+            "\n" + blank + fence,
+            source_opens,
+            closed and fence_closes(opening, closing),
+            closes_reopen,
+            margin_reopen + "\n",
+            "\n" + margin_close,
+            closes_margin,
+        )
+        return found
+
     def node_atoms(self, nodes: list[InnerNode] | tuple[InnerNode, ...], first: int, stop: int) -> list[_Atom]:
         """Inner blocks as atoms; lines no node covers become line atoms."""
         atoms: list[_Atom] = []
@@ -335,6 +437,7 @@ class _Cutter:
         make: _Make,
         descend: Callable[[_Atom, int, int], list[Piece]],
         overhead: int = 0,
+        alone: Callable[[_Atom], bool] | None = None,
     ) -> list[Piece]:
         """Balanced: cut the atoms into the fewest pieces the limits allow, each about the same size.
 
@@ -342,7 +445,9 @@ class _Cutter:
         ``overhead`` estimates what ``make`` adds (fences, header); every piece is
         then counted exactly (summed where :class:`_Run` can) and shrunk until it fits.
         A sliver before an atom too big for any piece (an item's first line before its
-        nested list) starts the first piece of that atom instead (:meth:`_carried`).
+        nested list) starts the first piece of that atom instead (:meth:`_carried`). An atom for
+        which ``alone`` holds never starts a piece with other atoms: it is descended into, as one
+        too big is (a fence that does not read as one where a piece starts with it: :meth:`_fragile`).
         """
         pieces: list[Piece] = []
         run = self.run(atoms)
@@ -350,6 +455,10 @@ class _Cutter:
         i = 0
         while i < len(atoms):
             cap = first_limit if not pieces else limit
+            if alone is not None and alone(atoms[i]):
+                pieces.extend(self._descend_within(descend, atoms[i], cap, limit, bool(pieces)))
+                i += 1
+                continue
             j = self._cut_after(atoms, run, i, cap - overhead, limit - overhead)
             piece = make(atoms[i].start, atoms[j - 1].end, run.tokens(i, j))
             while piece.tokens > cap and j - i > 1:
@@ -533,26 +642,19 @@ class _Cutter:
             return self.pack(
                 atoms, first_limit, limit, self.plain("split_code"), self._descend_text("split_code", _WORD)
             )
-        opening = self.text[self.src.line_starts[first] : self.src.line_end(first)]
-        indent = opening[: opening.find(node.fence)] if node.fence in opening else ""
-        reopen_indent = _LIST_MARKER.sub(lambda m: " " * len(m.group()), indent)
-        reopen = reopen_indent + opening[len(indent) :] + "\n"
-        closing_line = self.text[self.src.line_starts[stop - 1] : self.src.line_end(stop - 1)].strip()
-        closed = (
-            stop - 1 > first
-            and closing_line.lstrip("> ").startswith(node.fence[0] * len(node.fence))
-            and set(closing_line.lstrip("> ").rstrip()) <= {node.fence[0]}
-        )
-        close = "\n" + reopen_indent + node.fence
-        body_first = first + 1
+        closed = self.fence_closed(node, first, stop)
         body_stop = stop - 1 if closed else stop
         block_end = span[1]
         open_start = self.src.line_starts[first]
-        atoms = self.code_lines(body_first, body_stop)
-        if not atoms:  # only fence lines: nothing to re-fence, and cut between them each piece would
-            # open a fence. One piece (a block over the hard cap then falls back to plain text: Packing.cut).
+        if not self.code_lines(first + 1, body_stop):  # only fence lines: nothing to re-fence, and cut
+            # between them each piece would open a fence. One piece (a block over the hard cap then falls
+            # back to plain text: Packing.cut).
             return [self.plain("split_code")(span[0], span[1], None)]
+        plan = self.fence_plan(node, first, stop, closed)
+        # Where the opening line does not open a fence read alone, it is a line of code like the others.
+        atoms = self.code_lines(first + plan.source_opens * 1, body_stop)
         body_start, body_end = atoms[0].start, atoms[-1].end
+        reopen, close, source_close = plan.reopen, plan.close, plan.source_close
         # What each end adds to a piece of whole body lines, where it can be summed (else None):
         open_end = self.src.line_end(first)
         open_join = self.join(open_start, open_end, body_start)
@@ -564,26 +666,40 @@ class _Cutter:
             add_close = None if close_join is None else close_join + self.span_tokens(close_start, block_end)
         reopen_line = self.added_line(reopen[:-1])
         add_reopen = None if reopen_line is None else sum(reopen_line)
-        close_tokens = self.text_tokens(close[1:])
+        close_tokens = {close: self.text_tokens(close[1:]), source_close: self.text_tokens(source_close[1:])}
+        margin = plan.margin_reopen != reopen  # a piece that starts inside a line re-opens at the margin
 
         def make(start: int, end: int, tokens: int | None = None) -> Piece:
             # The source's own opening (closing) fence line goes with the first (last) piece;
-            # other pieces get a re-opened (closing) fence added.
+            # other pieces get a re-opened (closing) fence added. Where the source's line does not
+            # open (close) the fence read alone, it is a line of code between added ones (_FencePlan).
             prefix = ""
             added: list[int | None] = [tokens]
-            if _NON_BLANK.search(self.text, body_start, start) is None:  # (a slice would copy the body: quadratic)
+            source_opens = in_line = False
+            # (a slice would copy the body: quadratic)
+            if plan.source_opens and _NON_BLANK.search(self.text, body_start, start) is None:
+                source_opens = True
                 added.append(add_open if start == body_start else None)
                 start = open_start
+            elif margin and start != self.src.line_starts[self.src.line_index(start)]:
+                in_line = True
+                prefix = plan.margin_reopen
+                added.append(None)
             else:
                 prefix = reopen
                 added.append(add_reopen if _STARTS_LINE_TEXT.match(self.text, start) else None)
-            suffix = close
+            suffix = source_close if source_opens else plan.margin_close if in_line else close
             if _NON_BLANK.search(self.text, end, body_end) is None:
-                added.append(add_close if end == body_end else None)
-                end, suffix = block_end, ""
+                closes = plan.closes_source if source_opens else plan.closes_margin if in_line else plan.closes_reopen
+                if not closed or closes:
+                    added.append(add_close if end == body_end else None)
+                    suffix = ""
+                else:
+                    added.append(None)
+                end = block_end
             elif tokens is not None:
                 join = self._join_cost(self.last_line(start, end), "\n")
-                added.append(None if join is None else join + close_tokens)
+                added.append(None if join is None or in_line else join + close_tokens[suffix])
             if None in added:
                 summed = self.count(prefix + self.text[start:end] + suffix)
             else:
@@ -592,6 +708,10 @@ class _Cutter:
 
         overhead = self.text_tokens(reopen) + self.text_tokens(close) + 2
         fence_chars = {"`", "~"}
+        quoted = "> \t" if margin else ""  # in a block quote, the line's markers before a run too
+
+        def fence_only(start: int, end: int) -> bool:
+            return set(self.text[start:end].strip().lstrip(quoted)) <= fence_chars
 
         def descend(atom: _Atom, first_cap: int, cap: int) -> list[Piece]:
             # One code line longer than the limit: cut it as text, each piece fenced.
@@ -601,8 +721,7 @@ class _Cutter:
             # A piece that is only a run of fence characters would close the fence: keep it joined.
             spans: list[tuple[int, int]] = []
             for p in inner:
-                only_fence = set(self.text[p.start : p.end].strip()) <= fence_chars
-                if spans and (only_fence or set(self.text[spans[-1][0] : spans[-1][1]].strip()) <= fence_chars):
+                if spans and (fence_only(p.start, p.end) or fence_only(*spans[-1])):
                     spans[-1] = (spans[-1][0], p.end)
                 else:
                     spans.append((p.start, p.end))
@@ -648,9 +767,10 @@ class _Cutter:
     def cut_container(self, node: InnerNode, first_limit: int, limit: int, flag: str) -> list[Piece]:
         """Lists, blockquotes, list items: between inner blocks, descending into the big ones."""
         children = list(node.children)
-        if node.kind == "item" and children:
-            # An item's first line (its marker) starts its first inner block.
-            first_child = children[0]
+        first_child = children[0] if children else None
+        # An item's first line (its marker) starts its first inner block; but for a fence that opens
+        # on a later line (a marker alone on its line): its opening line is its first.
+        if node.kind == "item" and first_child and not (first_child.fence and first_child.first > node.first):
             children[0] = InnerNode(
                 first_child.kind,
                 node.first,
@@ -664,7 +784,21 @@ class _Cutter:
             return []
         if len(atoms) == 1 and atoms[0].node is not None and atoms[0].node.kind == node.kind:
             return self.cut_node(atoms[0].node, first_limit, limit, flag)
-        return self.pack(atoms, first_limit, limit, self.plain(flag), self._descend_node(flag))
+        return self.pack(atoms, first_limit, limit, self.plain(flag), self._descend_node(flag), alone=self._fragile)
+
+    def _fragile(self, atom: _Atom) -> bool:
+        """Whether ``atom`` is a fenced code block that does not read as one closed fence where a piece
+        starts with it (its opening or closing line too far in once its list item is gone)."""
+        node = atom.node
+        if node is None or node.kind != "code" or not node.fence:
+            return False
+        span = self._trimmed(node.first, node.stop)
+        if span is None:
+            return False
+        stop = self.src.line_index(span[1]) + 1
+        closed = self.fence_closed(node, node.first, stop)
+        plan = self.fence_plan(node, node.first, stop, closed)
+        return not plan.source_opens or (closed and not plan.closes_source)
 
     def _descend_node(self, flag: str) -> Callable[[_Atom, int, int], list[Piece]]:
         def descend(atom: _Atom, first_limit: int, limit: int) -> list[Piece]:
@@ -719,6 +853,54 @@ def _by_indentation(text: str, atoms: list[_Atom]) -> list[_Atom]:
         if out[n].strength == _LINE and after <= indents[n] and lines[n + 1][after] not in _CLOSING_BRACKETS:
             out[n] = _Atom(out[n].start, out[n].end, _LINE + 1 / (2 + rank[after]))
     return out
+
+
+def _quote_marks(line: str, most: int = 1 << 30) -> list[tuple[int, int, int]]:
+    """The block-quote markers CommonMark reads at the start of ``line`` (up to ``most`` of them).
+
+    Each is ``>`` after at most three columns of indentation (tabs to stops of four) from where
+    the quote around it starts its content; after each: the offset in ``line`` (past the one
+    optional space), the column there, and the column where that quote's content starts (a tab
+    after ``>`` gives one of its columns as that space).
+    """
+    marks: list[tuple[int, int, int]] = []
+    i = column = content = 0
+    n = len(line)
+    while len(marks) < most:
+        j, col = i, column
+        while j < n and line[j] in " \t":
+            col = col + 4 - col % 4 if line[j] == "\t" else col + 1
+            j += 1
+        if j >= n or line[j] != ">" or col - content > 3:
+            break
+        j, col = j + 1, col + 1
+        content = col + 1 if j < n and line[j] in " \t" else col
+        if j < n and line[j] == " ":
+            j, col = j + 1, col + 1
+        marks.append((j, col, content))
+        i, column = j, col
+    return marks
+
+
+def _column(line: str, offset: int, column: int) -> int:
+    """The column after ``line[offset:]`` (blanks), starting at ``column``; tabs to stops of four."""
+    for ch in line[offset:]:
+        column = column + 4 - column % 4 if ch == "\t" else column + 1
+    return column
+
+
+def _closing_run(line: str, depth: int, char: str) -> int:
+    """The length of the fence run that makes ``line`` a closing fence inside ``depth`` block quotes, or 0."""
+    marks = _quote_marks(line, depth)
+    if len(marks) < depth:
+        return 0
+    offset, column, content = marks[-1] if marks else (0, 0, 0)
+    rest = line[offset:]
+    body = rest.lstrip(" \t")
+    if _column(rest[: len(rest) - len(body)], 0, column) - content > 3:
+        return 0
+    body = body.rstrip(" \t")
+    return len(body) if body and body == char * len(body) else 0
 
 
 def sentence_starts(text: str, start: int, end: int) -> list[int]:
@@ -784,7 +966,8 @@ def cut_block(
             pieces = cutter.cut_node(top[0], first_limit, limit, flag)
         else:
             atoms = cutter.node_atoms(top, first_line, stop_line)
-            pieces = cutter.pack(atoms, first_limit, limit, cutter.plain(flag), cutter._descend_node(flag))
+            descend = cutter._descend_node(flag)
+            pieces = cutter.pack(atoms, first_limit, limit, cutter.plain(flag), descend, alone=cutter._fragile)
     budget = limit if budget is None else budget
     pieces = _join_slivers(doc, pieces, first_limit, limit, budget)
     if block.kind == "code" or len(pieces) < 2:  # code pieces are re-fenced by construction

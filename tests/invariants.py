@@ -11,17 +11,19 @@ _md.disable("inline")
 
 
 def unclosed_fences(markdown: str) -> int:
-    """Fenced code blocks that run to the end of their container without a closing fence."""
-    lines = markdown.splitlines()
+    """Fenced code blocks that run to the end of their container without a closing fence.
+
+    As CommonMark reads ``markdown`` alone: a line of fence characters indented four columns or
+    more past its container is code, not a closing fence (markdown-it gives a closed fence its
+    code and both fence lines, an open one its code and its opening line only).
+    """
     unclosed = 0
     for token in _md.parse(markdown):
         if token.type != "fence" or token.map is None:
             continue
-        first, stop = token.map
-        closing = lines[stop - 1].lstrip(" \t>").rstrip() if stop - 1 > first and stop - 1 < len(lines) else ""
-        char = token.markup[0]
-        if not (len(closing) >= len(token.markup) and set(closing) == {char}):
-            unclosed += 1
+        content = token.content
+        lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+        unclosed += lines != token.map[1] - token.map[0] - 2
     return unclosed
 
 
