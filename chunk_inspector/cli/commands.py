@@ -503,7 +503,7 @@ def _eval(ns: argparse.Namespace) -> int:
     truncated = _truncated(retriever, evaluations)
     window = _window(retriever, options, ns.count_with_model)
     if window is not None and window["warning"]:
-        print(f"warning: {window['warning']}", file=sys.stderr)
+        print(f"warning: {window['warning']} (see the truncated column)", file=sys.stderr)
     if ns.format == "json":
         report = _eval_json(questions, evaluations, truncated)
         if window is not None:
@@ -516,36 +516,22 @@ def _eval(ns: argparse.Namespace) -> int:
 
 
 def _window(retriever: Retriever, options: chunker.ChunkOptions, own_count: bool) -> dict[str, Any] | None:
-    """For a dense retriever: its model, window and the hard cap beside it (a ``note`` line), and a ``warning``
-    when the hard cap exceeds the words of text the window holds (else None)."""
-    from chunk_inspector.evaluate.dense import DenseRetriever
+    """For a dense retriever: its model and window beside the hard cap (``note``: a line under the heading;
+    ``warning``: when the hard cap exceeds the window's text), else None."""
+    from chunk_inspector.evaluate.dense import DenseRetriever, Window
 
     if not isinstance(retriever, DenseRetriever):
         return None
-    window, special = retriever.window(), retriever.special_tokens()
-    counted = "the model's own word pieces" if own_count else options.tokenizer_name
-    info: dict[str, Any] = {
-        "name": retriever.label,
-        "window": window,
-        "special_tokens": special,
-        "hard_cap": options.hard_cap,
-        "counted_with": "model" if own_count else options.tokenizer_name,
-        "warning": None,
+    window = Window.of(retriever, options.hard_cap, "model" if own_count else options.tokenizer_name)
+    return {
+        "name": window.model,
+        "window": window.window,
+        "special_tokens": window.special_tokens,
+        "hard_cap": window.hard_cap,
+        "counted_with": window.counted_with,
+        "warning": window.warning(),
+        "note": window.note(),
     }
-    if window is None:
-        info["note"] = f"model {retriever.label}: no window set; hard cap {options.hard_cap} tokens ({counted})"
-        return info
-    text = window - special
-    info["note"] = (
-        f"model {retriever.label}: window {window} word pieces ({text} of text, {special} special) · "
-        f"hard cap {options.hard_cap} tokens ({counted})"
-    )
-    if options.hard_cap > text:
-        info["warning"] = (
-            f"the hard cap ({options.hard_cap} tokens) exceeds {retriever.label}'s window ({text} word pieces of "
-            "text): a chunk longer than the window is embedded without its tail (see the truncated column)"
-        )
-    return info
 
 
 def _truncated(retriever: Retriever, evaluations: list[Evaluation]) -> list[float] | None:

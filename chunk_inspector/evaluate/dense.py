@@ -24,6 +24,7 @@ import json
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ __all__ = [
     "MODEL_PACKAGES",
     "DenseRetriever",
     "DenseUnavailable",
+    "Window",
     "load_model",
     "max_sequence",
     "model_dir",
@@ -269,3 +271,46 @@ class DenseRetriever(EmbeddingRetriever):
         if not texts or limit is None:
             return 0.0
         return sum(n > limit for n in self.token_counts(texts)) / len(texts)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A dense model's window beside the hard cap: what the CLI prints under its heading and the Evaluate page
+    under its table. ``counted_with`` names the tokenizer the hard cap is counted in (``"model"``: the model's
+    own word pieces)."""
+
+    model: str
+    window: int | None
+    special_tokens: int
+    hard_cap: int
+    counted_with: str
+
+    @classmethod
+    def of(cls, retriever: DenseRetriever, hard_cap: int, counted_with: str) -> Window:
+        """The window of ``retriever``'s model (loaded if it is not) beside ``hard_cap``."""
+        return cls(retriever.label, retriever.window(), retriever.special_tokens(), hard_cap, counted_with)
+
+    @property
+    def text(self) -> int | None:
+        """Word pieces of text the window holds: the window less the model's special tokens."""
+        return None if self.window is None else self.window - self.special_tokens
+
+    def note(self) -> str:
+        """One line: the model, its window, the hard cap and what it is counted in."""
+        counted = "the model's own word pieces" if self.counted_with == "model" else self.counted_with
+        cap = f"hard cap {self.hard_cap} tokens ({counted})"
+        if self.window is None:
+            return f"model {self.model}: no window set · {cap}"
+        return (
+            f"model {self.model}: window {self.window} word pieces ({self.text} of text, {self.special_tokens} "
+            f"special) · {cap}"
+        )
+
+    def warning(self) -> str | None:
+        """One line when the hard cap exceeds the window's text (a chunk that long loses its tail), else None."""
+        if self.text is None or self.hard_cap <= self.text:
+            return None
+        return (
+            f"the hard cap ({self.hard_cap} tokens) exceeds {self.model}'s window ({self.text} word pieces of "
+            "text): a chunk longer than the window is embedded without its tail"
+        )
