@@ -157,7 +157,7 @@ def test_the_table_s_edits_and_deletions_apply_or_are_refused_whole() -> None:
 
 
 def test_the_jsonl_reads_back_as_the_same_questions_whatever_they_hold() -> None:
-    odd = "Is **this** <b>bold</b>, a \u2028 line separator, \"quoted\" and 東京?\nTwo lines."
+    odd = 'Is **this** <b>bold</b>, a \u2028 line separator, "quoted" and 東京?\nTwo lines.'
     purple = ref_of(GUIDE, "purple")
     qs = add_question((), "dir/guide.md", odd, "heading_context", [purple], GUIDE)
     qs = add_question(qs, "guide.md", "Plain?", None, [purple], GUIDE)
