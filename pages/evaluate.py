@@ -295,7 +295,8 @@ names = list(questions.documents)
 shown_name = md_escape(opened.doc.name)
 open_note = "the open document is one of them" if opened.doc.name in names else f"{shown_name} is not among them"
 st.caption(
-    f"**{md_escape(questions.name)}**: {len(questions.questions)} questions over {len(names)} documents "
+    f"**{md_escape(questions.name)}**: {len(questions.questions)} question{'s' * (len(questions.questions) != 1)} "
+    f"over {len(names)} document{'s' * (len(names) != 1)} "
     f"({md_escape(', '.join(names))}); {open_note}."
 )
 

@@ -63,6 +63,10 @@ def _numbered(text: str, around: int) -> tuple[str, int]:
     return "\n".join(lines), first
 
 
+def _count(n: int) -> str:
+    return f"{n} question{'s' if n != 1 else ''}"
+
+
 def _lines(text: str | None, refs: Sequence[Reference]) -> str:
     if text is None:
         return "—"
@@ -158,8 +162,8 @@ def draw(documents: Mapping[str, str], open_name: str) -> QuestionSet | None:
     """The writer over ``documents`` (name -> text, as :func:`~chunk_inspector.app.evaluate_view.upload_documents`
     gives them; ``open_name`` first): returns the written questions that check out, or None."""
     state = st.session_state
-    for key in state.pop("_write_reset", ()):  # inputs to empty, set before they are drawn (after an add)
-        state.pop(key, None)
+    for key in state.pop("_write_reset", ()):  # inputs to empty, set before they are drawn (after an add): set,
+        state[key] = ""  # not removed, so that the browser shows them empty too
     names = sorted(documents, key=lambda n: (n != open_name, n))
     if state.get("write_doc") not in documents:
         state.pop("write_doc", None)
@@ -248,7 +252,7 @@ def _the_set(documents: Mapping[str, str]) -> QuestionSet | None:
         return None
     key = f"write_table_{int(state.get('_write_version', 0))}"
     st.markdown(
-        f"**The set** · {len(questions)} question{'s' if len(questions) != 1 else ''}: edit an id, a question or "
+        f"**The set** · {_count(len(questions))}: edit an id, a question or "
         "a kind in place; select rows and press Delete to remove them"
     )
     column: Any = st.column_config
@@ -260,7 +264,7 @@ def _the_set(documents: Mapping[str, str]) -> QuestionSet | None:
         disabled=["document", "lines", "answer"],
         column_config={
             "id": column.TextColumn("id", required=True, width="small"),
-            "kind": column.SelectboxColumn("kind", options=list(KINDS), width="small"),
+            "kind": column.SelectboxColumn("kind", options=list(KINDS), width="medium"),
             "question": column.TextColumn("question", required=True, width="large"),
             "answer": column.TextColumn("answer", width="large"),
         },
@@ -270,7 +274,7 @@ def _the_set(documents: Mapping[str, str]) -> QuestionSet | None:
         _apply_edits(key)
         st.rerun()
     st.download_button(
-        f"Download the set ({len(questions)} questions, JSONL)",
+        f"Download the set ({_count(len(questions))}, JSONL)",
         authoring.to_jsonl(questions),
         file_name="questions.jsonl",
         mime="application/jsonl",
