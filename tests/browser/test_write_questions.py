@@ -126,10 +126,11 @@ def test_write_three_questions_evaluate_them_and_upload_the_download_again(
     fill(page, main.get_by_label("Last line"), "3", "Enter")
     write(page, main, "Scratch?", "list", "q4")
     grid = main.locator('[class*="st-key-write_table_"] [data-testid="stDataFrame"]')  # the set's editor
+    expect(grid).to_contain_text("Scratch?")  # drawn with the fourth row
     grid.scroll_into_view_if_needed()
     box = grid.bounding_box()
     assert box is not None
-    page.mouse.dblclick(box["x"] + 300, box["y"] + 35 + 17)  # q1's question cell opens its editor
+    page.mouse.dblclick(box["x"] + 500, box["y"] + 35 + 17)  # q1's question cell (after id and kind): its editor
     editor = page.locator("textarea.gdg-input")
     expect(editor).to_have_value("When is the lamp lit?")
     editor.fill("When is the lighthouse lamp lit?")
