@@ -6,11 +6,13 @@ from __future__ import annotations
 import hashlib
 import html
 import importlib.util
+import os
+from dataclasses import replace
 
 import streamlit as st
 
 import chunker
-from chunk_inspector.app import cache, evaluate_view, frame, view
+from chunk_inspector.app import cache, evaluate_view, frame, question_writer, view
 from chunk_inspector.app.evaluate_view import INDEXES, EngineRun
 from chunk_inspector.app.view import md_escape
 from chunk_inspector.evaluate.metrics import BUDGET, Contender, Evaluation, K, evaluate
@@ -18,7 +20,7 @@ from chunk_inspector.evaluate.questions import QuestionSet, QuestionSetError
 from chunk_inspector.evaluate.retrievers import Retriever, get_retriever
 from chunk_inspector.peers import chunkers as peers
 
-SOURCES = ("Bundled (samples)", "Upload")
+SOURCES = ("Bundled (samples)", "Upload", "Write your own")
 _CSS = """<style>
 .ev-ref { margin: 0 0 6px 0; padding: 4px 10px; border-left: 4px solid #e0b000; background: #fffbea;
   font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; white-space: pre-wrap;
@@ -36,26 +38,39 @@ def _bundled(stamp: tuple[int, int]) -> tuple[str, QuestionSet]:
 
 
 def _uploaded(
-    data_key: str, filename: str, open_name: str, open_key: str, _data: bytes, _open_text: str
+    data_key: str, filename: str, docs_key: str, _data: bytes, _documents: dict[str, str]
 ) -> tuple[str, QuestionSet]:
-    """Read and checked once per (upload, open document); kept in the app's memory-bounded cache (its
+    """Read and checked once per (upload, documents at hand); kept in the app's memory-bounded cache (its
     documents' texts count)."""
 
     def read() -> tuple[str, QuestionSet]:
-        documents = evaluate_view.upload_documents(frame.SAMPLES_DIR, open_name, _open_text)
-        questions = evaluate_view.read_upload(filename, _data, documents)
+        questions = evaluate_view.read_upload(filename, _data, _documents)
         return evaluate_view.set_key(questions), questions
 
     with st.spinner("Checking the question set…"):
         got = cache.shared().get(
-            ("questions", data_key, filename, open_name, open_key), read, cache.deep_size, pin=cache.run_holder()
+            ("questions", data_key, filename, docs_key), read, cache.deep_size, pin=cache.run_holder()
         )
     return got.value
 
 
+def _sidebar_uploads() -> dict[str, str]:
+    """The sidebar's uploads (all of them: the first is the open document) by name, as decoded; the ones the
+    sidebar refused (it says why) are left out."""
+    texts: dict[str, str] = {}
+    for file in st.session_state.get("uploads") or []:
+        if file.name in texts or frame.size_error(file.name, file.size) is not None:
+            continue
+        try:
+            texts[file.name] = frame.load_upload(file.name, file.getvalue())
+        except chunker.ChunkerError:
+            continue
+    return texts
+
+
 @st.cache_resource(max_entries=2, show_spinner="Loading the retriever…")
-def _retriever(name: str) -> Retriever:
-    return get_retriever(name)
+def _retriever(name: str, model: str | None = None) -> Retriever:
+    return get_retriever(name, model)
 
 
 def _parse(tokenizer: str) -> evaluate_view.Parse:
@@ -70,7 +85,7 @@ def _repack(name: str, doc: chunker.Document, settings: chunker.ChunkOptions) ->
 
 
 def _engine_run(
-    key: str, settings: chunker.ChunkOptions, retriever: str, index: str, _questions: QuestionSet
+    key: str, settings: chunker.ChunkOptions, retriever: str, model: str | None, index: str, _questions: QuestionSet
 ) -> EngineRun:
     """One evaluation per (set, settings, retriever, index), in the app's memory-bounded cache. Its documents
     and chunk sets come from that cache too: counted there, not again here, and the evaluation, which holds
@@ -78,7 +93,7 @@ def _engine_run(
 
     def run() -> EngineRun:
         return evaluate_view.run_engine(
-            _questions, settings, _retriever(retriever), INDEXES[index], _parse(settings.tokenizer_name), _repack
+            _questions, settings, _retriever(retriever, model), INDEXES[index], _parse(settings.tokenizer_name), _repack
         )
 
     def size(run: EngineRun) -> int:
@@ -87,18 +102,20 @@ def _engine_run(
     chunk_keys = [frame.chunks_key(frame.digest(text), name, settings) for name, text in _questions.documents.items()]
     return (
         cache.shared()
-        .get(("eval", key, settings, retriever, index), run, size, depends_on=chunk_keys, pin=cache.run_holder())
+        .get(("eval", key, settings, retriever, model, index), run, size, depends_on=chunk_keys, pin=cache.run_holder())
         .value
     )
 
 
-def _peer_run(key: str, peer: str, hard_cap: int, target: int, retriever: str, _questions: QuestionSet) -> Evaluation:
+def _peer_run(
+    key: str, peer: str, hard_cap: int, target: int, retriever: str, model: str | None, _questions: QuestionSet
+) -> Evaluation:
     """A peer's evaluation, in the app's memory-bounded cache (its chunks' texts count)."""
     return (
         cache.shared()
         .get(
-            ("peer-eval", key, peer, hard_cap, target, retriever),
-            lambda: evaluate(_questions, Contender.of_peer(peer, hard_cap, target), _retriever(retriever)),
+            ("peer-eval", key, peer, hard_cap, target, retriever, model),
+            lambda: evaluate(_questions, Contender.of_peer(peer, hard_cap, target), _retriever(retriever, model)),
             lambda ev: cache.deep_size(ev, exclude=[_questions]),
             pin=cache.run_holder(),
         )
@@ -107,22 +124,65 @@ def _peer_run(key: str, peer: str, hard_cap: int, target: int, retriever: str, _
 
 
 @st.cache_resource(max_entries=8, show_spinner="Counting the dense model's word pieces…")
-def _truncated(key: str, settings: chunker.ChunkOptions, index: str, _run: EngineRun) -> float:
+def _truncated(key: str, settings: chunker.ChunkOptions, index: str, model: str | None, _run: EngineRun) -> float:
     from chunk_inspector.evaluate.dense import DenseRetriever
 
-    retriever = _retriever("dense")
+    retriever = _retriever("dense", model)
     assert isinstance(retriever, DenseRetriever)
     return retriever.truncated_share([c.text for c in _run.evaluation.chunks])
 
 
+def _dense_model(retriever: str) -> tuple[str | None, bool] | None:
+    """The dense model field and the count switch: (the model folder, None for MiniLM; whether to count with
+    its tokenizer), or None after saying why the folder is refused."""
+    if retriever != "dense":
+        return None, False
+    from chunk_inspector.evaluate.dense import DenseRetriever
+
+    root = os.environ.get(evaluate_view.MODELS_ENV)
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        typed = st.text_input(
+            "Your model",
+            key="eval_model",
+            placeholder="all-MiniLM-L6-v2 (bundled)",
+            help="The folder of a sentence-transformers model on the server's disk (it holds modules.json)"
+            + (f", inside {root}" if root else "")
+            + ". Nothing is downloaded: download a model first with hf download NAME --local-dir DIR.",
+        )
+        own_count = st.toggle(
+            "Count with the model's tokenizer",
+            False,
+            key="eval_count_with_model",
+            help="Chunk with the model's own tokenizer.json, so the hard cap is in the word pieces it truncates at "
+            "(the sidebar's tokenizer is used elsewhere).",
+        )
+    try:
+        model = evaluate_view.model_path(typed or "", root)
+        retriever_ = _retriever("dense", model)
+    except chunker.ChunkerError as exc:
+        st.error(md_escape(f"This model is refused: {exc}"))
+        return None
+    assert isinstance(retriever_, DenseRetriever)
+    return model, own_count
+
+
 def _question_set(opened: frame.Opened, source: str | None) -> tuple[str, QuestionSet] | None:
-    """The chosen set (bundled or uploaded) and its key, or None after saying why there is none."""
+    """The chosen set (bundled, uploaded or written here) and its key, or None after saying why there is none."""
+    documents: dict[str, str] = {}
+    if source in SOURCES[1:]:
+        documents = evaluate_view.upload_documents(
+            frame.SAMPLES_DIR, opened.doc.name, opened.doc.text, _sidebar_uploads()
+        )
+    if source == SOURCES[2]:
+        written = question_writer.draw(documents, opened.doc.name)
+        return None if written is None else (evaluate_view.set_key(written), written)
     if source == "Upload":
         file = st.file_uploader(
             "Your question set: JSONL, or Chroma's questions_df.csv",
             type=["jsonl", "csv"],
             key="eval_upload",
-            help=f"`document` names the open document ({md_escape(opened.doc.name)}) or a sample's file name; "
+            help=f"`document` names the open document ({md_escape(opened.doc.name)}), an upload's or a sample's "
+            "file name; "
             "offsets index the text as read with newline=''. The format is in docs/evaluation.md §1. Up to "
             f"{evaluate_view.MAX_SET_BYTES / 1e6:.0f} MB.",
         )
@@ -138,7 +198,11 @@ def _question_set(opened: frame.Opened, source: str | None) -> tuple[str, Questi
                 raise too_large
             data = file.getvalue()
             return _uploaded(
-                hashlib.sha256(data).hexdigest(), file.name, opened.doc.name, opened.key, data, opened.doc.text
+                hashlib.sha256(data).hexdigest(),
+                file.name,
+                evaluate_view.documents_key(documents),
+                data,
+                documents,
             )
         except QuestionSetError as exc:
             st.error(md_escape(f"This question set is refused: {exc}"))
@@ -167,16 +231,26 @@ st.caption(
 
 retrievers = ["bm25"] + (["dense"] if importlib.util.find_spec("sentence_transformers") else [])
 with st.container(horizontal=True, vertical_alignment="bottom"):
-    source = st.segmented_control("Question set", SOURCES, key="eval_source", default=SOURCES[0], required=True)
+    source = st.segmented_control(
+        "Question set",
+        SOURCES,
+        key="eval_source",
+        # back on the page, the set written here (kept even when emptied, so deleting its last row stays here)
+        default=SOURCES[2] if question_writer.STATE in st.session_state else SOURCES[0],
+        required=True,
+        help="The bundled set over the samples, a set of your own (JSONL or Chroma's CSV), or one you write here "
+        "by picking answers in the open document, your uploads or the samples.",
+    )
     retriever = st.segmented_control(
         "Retriever",
         retrievers,
         key="eval_retriever",
         default="bm25",
         required=True,
-        format_func=lambda name: {"bm25": "BM25", "dense": "dense (MiniLM)"}.get(name, name),
-        help="BM25: word matching, fast and deterministic. Dense: sentence-transformers all-MiniLM-L6-v2 "
-        "(the [dense] extra; slow on CPU, each new setting embeds every chunk again).",
+        format_func=lambda name: {"bm25": "BM25", "dense": "dense"}.get(name, name),
+        help="BM25: word matching, fast and deterministic. Dense: sentence-transformers, the bundled "
+        "all-MiniLM-L6-v2 or your model's folder (the [dense] extra; slow on CPU, each new setting embeds every "
+        "chunk again).",
     )
     index_label = st.segmented_control(
         "Indexed text",
@@ -195,12 +269,25 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
         help=f"Also evaluate the installed peer chunkers ({', '.join(installed)}) at the same hard cap. Each new "
         "setting chunks every document with each of them (a second or more).",
     )
+retriever = retriever or "bm25"
+dense_choice = _dense_model(retriever)
+if dense_choice is None:
+    st.stop()
+model, own_count = dense_choice
+if own_count:
+    from chunk_inspector.evaluate.dense import DEFAULT_MODEL, model_tokenizer_json
+
+    try:
+        tokenizer_json = model_tokenizer_json(model or DEFAULT_MODEL)
+        settings = replace(settings, tokenizer=f"{chunker.tokens.HF_PREFIX}{tokenizer_json}")
+    except chunker.ChunkerError as exc:
+        st.error(md_escape(f"Cannot count with this model: {exc}"))
+        st.stop()
 loaded = _question_set(opened, source)
 if loaded is None:
     st.session_state.pop("eval_loaded", None)
     st.stop()
 key, questions = loaded
-retriever = retriever or "bm25"
 index_label = index_label or "markdown"
 st.session_state.eval_loaded = (key, questions, retriever, index_label)  # Tune's fifth chart reads it
 
@@ -208,13 +295,14 @@ names = list(questions.documents)
 shown_name = md_escape(opened.doc.name)
 open_note = "the open document is one of them" if opened.doc.name in names else f"{shown_name} is not among them"
 st.caption(
-    f"**{md_escape(questions.name)}**: {len(questions.questions)} questions over {len(names)} documents "
+    f"**{md_escape(questions.name)}**: {len(questions.questions)} question{'s' * (len(questions.questions) != 1)} "
+    f"over {len(names)} document{'s' * (len(names) != 1)} "
     f"({md_escape(', '.join(names))}); {open_note}."
 )
 
 try:
     with st.spinner("Chunking, indexing and ranking…"):
-        run = _engine_run(key, settings, retriever, index_label, questions)
+        run = _engine_run(key, settings, retriever, model, index_label, questions)
 except chunker.ChunkerError as exc:  # a dense model that cannot be loaded, options that do not fit
     st.error(md_escape(exc))
     st.stop()
@@ -249,10 +337,19 @@ if not installed:
 elif not with_peers:
     peer_slot.caption(f"Peers off: {', '.join(installed)} are installed (the Peers switch adds them as rows).")
 if retriever == "dense":
-    share = _truncated(key, settings, index_label, run)
+    from chunk_inspector.evaluate.dense import DenseRetriever, Window
+
+    dense = _retriever("dense", model)
+    assert isinstance(dense, DenseRetriever)
+    window = Window.of(dense, settings.hard_cap, "model" if own_count else settings.tokenizer_name)
+    share = _truncated(key, settings, index_label, model, run)
     st.caption(
-        f"{share:.0%} of the chunks are longer than MiniLM's 256 word pieces: the model embeds them without their tail."
+        md_escape(f"{window.note()[0].upper()}{window.note()[1:]}")
+        + f" · {share:.0%} of the chunks are longer than the window: the model embeds them without their tail."
     )
+    warning = window.warning()
+    if warning:
+        st.warning(md_escape(f"{warning[0].upper()}{warning[1:]}."), icon="⚠️")
 
 
 def _kinds(evaluations: list[Evaluation]) -> None:
@@ -347,7 +444,7 @@ if with_peers:
     peer_slot.caption(f"⏳ Evaluating {', '.join(installed)} at hard cap {settings.hard_cap}…")
     for name in installed:
         try:
-            evaluations.append(_peer_run(key, name, settings.hard_cap, settings.target, retriever, questions))
+            evaluations.append(_peer_run(key, name, settings.hard_cap, settings.target, retriever, model, questions))
         except chunker.ChunkerError as exc:
             notes.append(f"⚠ {md_escape(name)}: {md_escape(exc)}")
     metrics_slot.dataframe(evaluate_view.metrics_table(evaluations), hide_index=True, column_config=scores)

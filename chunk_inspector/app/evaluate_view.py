@@ -6,7 +6,9 @@ itself is :mod:`chunk_inspector.evaluate.metrics` (docs/evaluation.md §2); this
 parsed documents and chunk sets, so a slider move re-uses the app's caches:
 
 - :func:`load_bundled` / :func:`read_upload`: the bundled question set over the samples, or
-  an uploaded one (JSONL or Chroma's CSV) over the open document and the samples;
+  an uploaded one (JSONL or Chroma's CSV) over the open document, the sidebar's uploads and the samples
+  (:func:`upload_documents`, which a set written on the page names too);
+- :func:`model_path`: the dense model the page's model field names;
 - :func:`run_engine`: every document of the set parsed and chunked through the given
   callables (the app's caches), indexed together, evaluated: an :class:`EngineRun`;
 - :func:`metrics_table`, :func:`kind_table`, :func:`question_table`: the page's tables;
@@ -19,6 +21,7 @@ parsed documents and chunk sets, so a slider move re-uses the app's caches:
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -51,15 +54,18 @@ __all__ = [
     "BUNDLED",
     "INDEXES",
     "MAX_SET_BYTES",
+    "MODELS_ENV",
     "EngineRun",
     "MissDetail",
     "Parse",
     "Repack",
+    "documents_key",
     "engine_chunks",
     "kind_table",
     "load_bundled",
     "metrics_table",
     "miss_detail",
+    "model_path",
     "ordered_results",
     "question_table",
     "read_upload",
@@ -71,6 +77,7 @@ __all__ = [
     "upload_too_large",
 ]
 
+MODELS_ENV = "CHUNK_INSPECTOR_MODELS"  # where set, the page's model field takes folders inside this one only
 BUNDLED = "questions.jsonl"  # the bundled set's file name, in the samples folder
 MAX_SET_BYTES = 20 * 1000 * 1000  # an uploaded question set, refused above this before it is read
 INDEXES: dict[str, Index] = {"markdown": "markdown", "contextualize()": "context"}
@@ -92,20 +99,61 @@ def load_bundled(samples_dir: Path) -> QuestionSet:
     return load_question_set(path, samples_dir)
 
 
-def upload_documents(samples_dir: Path, open_name: str | None, open_text: str | None) -> dict[str, str]:
-    """The documents an uploaded set may name: every sample by its file name, and the open document
-    by its name (it replaces a sample of that name unless it is that sample as the sidebar read it)."""
+def upload_documents(
+    samples_dir: Path,
+    open_name: str | None,
+    open_text: str | None,
+    uploads: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The documents a set (uploaded, or written on the page) may name: every sample by its file name, the
+    sidebar's uploads by theirs (``uploads``: name -> text, as decoded, line endings kept; an upload replaces a
+    sample of its name), and the open document by its name (it replaces a sample of that name unless it is
+    that sample as the sidebar read it)."""
     documents: dict[str, str] = {}
     for path in sorted(samples_dir.glob("*.md")):
         if path.name == "README.md":  # the samples' attribution, not a sample
             continue
         with open(path, encoding="utf-8", newline="") as handle:  # the offsets' convention (docs/evaluation.md §1)
             documents[path.name] = handle.read()
+    documents.update(uploads or {})
     if open_name and open_text is not None:
         sample = documents.get(open_name)
         if sample is None or sample.replace("\r\n", "\n").replace("\r", "\n") != open_text:
             documents[open_name] = open_text
     return documents
+
+
+def documents_key(documents: Mapping[str, str]) -> str:
+    """A digest of the documents' names and texts: what an uploaded set was checked against."""
+    h = hashlib.sha256()
+    for name in sorted(documents):
+        h.update(name.encode("utf-8", "surrogatepass") + b"\0")
+        h.update(hashlib.sha256(documents[name].encode("utf-8", "surrogatepass")).digest())
+    return h.hexdigest()
+
+
+def model_path(typed: str, root: str | None = None) -> str | None:
+    """The dense model the page's model field names: None for an empty field (the bundled MiniLM), else the
+    folder typed (``~`` expanded). Where the server set a models folder (``root``, from
+    :data:`MODELS_ENV`), the typed path is taken inside it (a link the server put there is followed) and refused, with
+    :class:`~chunk_inspector.evaluate.dense.DenseUnavailable`, when it resolves outside it."""
+    from chunk_inspector.evaluate.dense import DenseUnavailable
+
+    typed = typed.strip()
+    if not typed:
+        return None
+    if any(ord(c) < 32 or c == "\x7f" for c in typed):
+        raise DenseUnavailable("a model folder's path holds no control characters")
+    if not root:
+        return os.path.expanduser(typed)
+    # Lexically, not through links: the folder's links are the server's choice, a typed ``..`` is not.
+    base = os.path.normpath(os.path.abspath(os.path.expanduser(root)))
+    path = os.path.normpath(os.path.join(base, typed))
+    if path != base and not path.startswith(base.rstrip(os.sep) + os.sep):
+        raise DenseUnavailable(
+            f"{typed} is outside the server's models folder: give a folder inside it (the server set {MODELS_ENV})"
+        )
+    return path
 
 
 def upload_too_large(filename: str, nbytes: int) -> QuestionSetError | None:

@@ -19,6 +19,7 @@ import logging
 import os
 import sys
 import traceback
+from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, NoReturn
@@ -256,6 +257,18 @@ def _eval_parser() -> argparse.ArgumentParser:
         "--retriever", choices=RETRIEVERS, default="bm25", help="bm25 (default) or dense (needs the [dense] extra)"
     )
     parser.add_argument(
+        "--model",
+        metavar="PATH",
+        default=None,
+        help="with --retriever dense: the folder of your sentence-transformers model on disk (default: the bundled "
+        "all-MiniLM-L6-v2); nothing is downloaded",
+    )
+    parser.add_argument(
+        "--count-with-model",
+        action="store_true",
+        help="count the chunks' tokens with the dense model's own tokenizer.json (instead of --tokenizer)",
+    )
+    parser.add_argument(
         "--index",
         choices=("markdown", "context", "both"),
         default="markdown",
@@ -480,7 +493,16 @@ def _ray(ns: argparse.Namespace, options: chunker.ChunkOptions, output: Output, 
 
 
 def _eval(ns: argparse.Namespace) -> int:
-    # Check the tokenizer, limits and options before any work: mistakes are usage errors.
+    # Check the model, tokenizer, limits and options before any work: mistakes are usage errors.
+    if ns.retriever != "dense" and (ns.model is not None or ns.count_with_model):
+        raise CliError(f"{'--model' if ns.model is not None else '--count-with-model'} is for --retriever dense")
+    retriever = get_retriever(ns.retriever, ns.model)
+    if ns.count_with_model:
+        from chunk_inspector.evaluate.dense import DEFAULT_MODEL, model_tokenizer_json
+
+        if ns.tokenizer != "cl100k_base":
+            raise CliError("--count-with-model counts with the model's tokenizer: leave out --tokenizer")
+        ns.tokenizer = f"{chunker.tokens.HF_PREFIX}{model_tokenizer_json(ns.model or DEFAULT_MODEL)}"
     options = _chunk_options(ns)
     chunker.get_tokenizer(options.tokenizer)
     questions = load_question_set(ns.questions, ns.root, max_bytes=ns.max_size)
@@ -491,7 +513,6 @@ def _eval(ns: argparse.Namespace) -> int:
         if not peers:
             raise CliError("--peers: no peer chunker is installed (pip install -e '.[peers]')")
         contenders += [Contender.of_peer(name, ns.hard_cap, ns.target) for name in peers]
-    retriever = get_retriever(ns.retriever)
     parsed = {
         name: chunker.parse(text, name=name, tokenizer=options.tokenizer) for name, text in questions.documents.items()
     }
@@ -504,10 +525,17 @@ def _eval(ns: argparse.Namespace) -> int:
     finally:
         progress.close()
     truncated = _truncated(retriever, evaluations)
+    window = _window(retriever, options, ns.count_with_model)
+    if window is not None and window["warning"]:
+        print(f"warning: {window['warning']} (see the truncated column)", file=sys.stderr)
     if ns.format == "json":
-        sys.stdout.write(json.dumps(_eval_json(questions, evaluations, truncated), indent=2, ensure_ascii=False) + "\n")
+        report = _eval_json(questions, evaluations, truncated)
+        if window is not None:
+            report["model"] = {key: value for key, value in window.items() if key != "note"}
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(format_evaluations(questions, evaluations, truncated))
+        notes = [window["note"]] if window is not None else []
+        sys.stdout.write(format_evaluations(questions, evaluations, truncated, notes))
     return 0
 
 
@@ -549,6 +577,25 @@ def _diff(ns: argparse.Namespace) -> int:
     return EXIT_FAILURES if skipped else 0
 
 
+def _window(retriever: Retriever, options: chunker.ChunkOptions, own_count: bool) -> dict[str, Any] | None:
+    """For a dense retriever: its model and window beside the hard cap (``note``: a line under the heading;
+    ``warning``: when the hard cap exceeds the window's text), else None."""
+    from chunk_inspector.evaluate.dense import DenseRetriever, Window
+
+    if not isinstance(retriever, DenseRetriever):
+        return None
+    window = Window.of(retriever, options.hard_cap, "model" if own_count else options.tokenizer_name)
+    return {
+        "name": window.model,
+        "window": window.window,
+        "special_tokens": window.special_tokens,
+        "hard_cap": window.hard_cap,
+        "counted_with": window.counted_with,
+        "warning": window.warning(),
+        "note": window.note(),
+    }
+
+
 def _truncated(retriever: Retriever, evaluations: list[Evaluation]) -> list[float] | None:
     """For a dense retriever, each row's share of chunks longer than the model's input (else None)."""
     share = getattr(retriever, "truncated_share", None)
@@ -588,14 +635,19 @@ def _eval_json(questions: QuestionSet, evaluations: list[Evaluation], truncated:
 
 
 def format_evaluations(
-    questions: QuestionSet, evaluations: list[Evaluation], truncated: list[float] | None = None
+    questions: QuestionSet,
+    evaluations: list[Evaluation],
+    truncated: list[float] | None = None,
+    notes: Sequence[str] = (),
 ) -> str:
-    """The evaluation as plain-text tables: the averages, then recall within the budget per kind."""
+    """The evaluation as plain-text tables: the averages, then recall within the budget per kind; ``notes``
+    are lines under the heading (the dense model's window)."""
     first = evaluations[0]
     head = (
         f"{questions.name}: {len(questions.questions)} questions over {len(questions.documents)} documents, "
         f"{first.retriever}, k={first.k}, budget={first.budget} tokens"
     )
+    head = "\n".join([head, *notes])
     columns = ["chunker", "chunks", *(f"{m}@k" for m in METRICS), *(f"{m}@budget" for m in METRICS)]
     columns.append("precision_omega")
     rows = [

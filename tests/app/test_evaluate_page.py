@@ -154,7 +154,7 @@ def test_an_uploaded_set_over_the_open_document_is_measured(app: AppTest) -> Non
     assert not app.exception
     assert not app.error
     assert metric(app, "Recall in budget") == "1.000"
-    assert any("1 questions over 1 documents (coast.md)" in plain(c.value) for c in app.caption)
+    assert any("1 question over 1 document (coast.md)" in plain(c.value) for c in app.caption)
 
 
 def test_installed_peers_are_extra_rows_at_the_same_hard_cap(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
