@@ -489,7 +489,9 @@ def _from_raw(raw: Sequence[fastparse.RawInner], offset: int, stop_of: Callable[
     return out
 
 
-_FENCE_LIKE = re.compile(r"^[ \t>]*(?:`{3,}|~{3,})", re.MULTILINE)
+# A line starts after "\n", "\r\n" or a lone "\r", as markdown-it reads line ends.
+_FENCE_LIKE = re.compile(r"(?:^|(?<=\r))[ \t>]*(?:`{3,}|~{3,})", re.MULTILINE)
+_LINE_END = re.compile(r"\r\n?|\n")
 _LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
 
 
@@ -518,7 +520,7 @@ def unclosed_fence(markdown: str) -> str:
     """
     if _FENCE_LIKE.search(markdown) is None:  # the common case, without a parse
         return ""
-    lines = markdown.splitlines()
+    lines = _LINE_END.split(markdown)
     for token in _block_tokens(markdown):
         if token.type != "fence" or token.map is None or _closed(token):
             continue

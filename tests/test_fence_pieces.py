@@ -17,6 +17,7 @@ from markdown_it.token import Token
 
 import chunker
 from chunker.options import MIN_HARD_CAP
+from chunker.parse import unclosed_fence
 from tests.conftest import CORPUS, requires_corpus
 from tests.invariants import check_chunk_set
 
@@ -247,3 +248,17 @@ def test_real_corpus_cut_fences_read_closed(strategy: str) -> None:
     for path in sorted((CORPUS / "real").rglob("*.md")):
         problems += _fence_pieces_defects(path.name, path.read_text(encoding="utf-8"), [(128, 256, strategy)])
     assert not problems, problems[0]
+
+
+@pytest.mark.parametrize("strategy", chunker.STRATEGIES)
+def test_fence_line_after_a_lone_carriage_return_in_html_is_mended(strategy: str) -> None:
+    """Found by Hypothesis in CI: an HTML block whose last line ends in a lone "\\r" and goes on
+    with "```" (one HTML block to markdown-it, which reads "\\r" as a line end). Cut at cap 16,
+    a piece held "```" on a line of its own, a fence opener when read alone; the mender's
+    pre-check looked for fence lines after "\\n" only and let it pass."""
+    html = "<div>\r\n<p>html <b>block</b></p>\r\n</div>\r\n\n" * 3
+    text = "T\r\n===\r\n\n" + html + "<div>\r\n<p>html <b>block</b></p>\r\n</div>\r```\n\nAlpha."
+    doc = chunker.parse(text, name="gen.md")
+    for chunk in chunker.chunk(doc, 1, 16, strategy=strategy):
+        assert not unclosed_fence(chunk.markdown) or "unbalanced_fence" in chunk.flags, repr(chunk.markdown)
+    assert unclosed_fence(">\r```") == "```"
