@@ -16,7 +16,7 @@ from __future__ import annotations
 from chunker.drafts import Draft, Packing, Unit, piece_unit
 from chunker.model import Section
 
-__all__ = ["balanced_walk"]
+__all__ = ["GreedyWalk", "balanced_walk"]
 
 
 def balanced_walk(packing: Packing) -> list[Draft]:
@@ -33,7 +33,7 @@ def balanced_walk(packing: Packing) -> list[Draft]:
         if root.children:
             draft.add(packing.sections_unit(root))
         return [draft] if draft.units else []
-    walk = _Walk(packing, Draft((name,), preamble=True))
+    walk = GreedyWalk(packing, Draft((name,), preamble=True))
     for unit in preamble:
         walk.add_unit(unit, (name,), ())
     walk.flush((name,), ())
@@ -57,7 +57,7 @@ def _whole_document_fits(packing: Packing, preamble: list[Unit]) -> bool:
     return whole <= packing.budget((doc.name,))
 
 
-class _Walk:
+class GreedyWalk:
     """The drafts made so far and the one being packed (``acc``).
 
     ``path`` and ``key`` passed to each step are those of the section being opened: a

@@ -99,17 +99,18 @@ class Counted:
 class Packing:
     """A document being packed with its options: budgets, breadcrumb lines, units, cuts and counts."""
 
-    def __init__(self, doc: Document, options: ChunkOptions) -> None:
+    def __init__(self, doc: Document, options: ChunkOptions, *, joins_small_chunks: bool = True) -> None:
         self.doc = doc
         self.blocks = doc.blocks
         self.options = options
         self.target = options.target
         self.hard_cap = options.hard_cap
         self.front_matter = options.include_front_matter and doc.front_matter_block is not None
-        # A chunk under this many tokens is small: it joins a neighbour when it can. Under "reference"
-        # only min_tokens asks for that (markdown-object leaves small chunks as they are).
+        # A chunk under this many tokens is small: it joins a neighbour when it can. A strategy that
+        # does not join small chunks (chunker.strategies: "reference", as markdown-object leaves them)
+        # joins only what is under min_tokens.
         self.small = max(options.min_tokens, min(SMALL_TOKENS, options.target // 4))
-        if options.strategy == "reference":
+        if not joins_small_chunks:
             self.small = options.min_tokens
         self._lines: dict[tuple[str, ...], tuple[str, bool, int]] = {}
 

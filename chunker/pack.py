@@ -2,17 +2,18 @@
 
 :func:`chunk_with` reads as the method (docs/method.md §5):
 
-1. **walk**: the strategy makes drafts, each a run of blocks (or cut pieces) under one
-   section, within the hard cap (:mod:`chunker.balanced`, :mod:`chunker.optimal`,
-   :mod:`chunker.reference`);
+1. **walk**: the strategy (its row in :data:`chunker.strategies.REGISTRY`) makes drafts, each a
+   run of blocks (or cut pieces) under one section, within the hard cap (:mod:`chunker.balanced`,
+   :mod:`chunker.optimal`, :mod:`chunker.reference`);
 2. **sibling merge**: neighbours whose breadcrumbs share a parent join within the cap
-   (:func:`merge_siblings`; not under ``optimal``, whose cost already weighs it); under
-   ``balanced`` a small preamble then joins the chunk after it (:func:`join_small_preamble`);
+   (:func:`merge_siblings`; where the strategy merges siblings: not ``optimal``, whose cost
+   already weighs it); where it joins a small preamble (``balanced``), a preamble under the
+   small size then joins the chunk after it (:func:`join_small_preamble`);
 3. **exact counts**: each draft's markdown counted, re-packed where a tokenizer without
    exact sums overshot (:func:`exact_counts`);
-4. **small chunks**: a chunk under the small size (or ``min_tokens``; under ``reference``
-   ``min_tokens`` only) joins a neighbour in a common section, or takes whole blocks from one
-   (:func:`join_small`);
+4. **small chunks**: a chunk under the small size (or ``min_tokens``; where the strategy
+   does not join small chunks, ``reference``, ``min_tokens`` only) joins a neighbour in a
+   common section, or takes whole blocks from one (:func:`join_small`);
 5. **overlap**: whole sentences of a chunk carried into the next one of its section
    (:func:`overlaps`);
 6. **chunks**: spans, headings, flags, clause numbers (:func:`to_chunks`).
@@ -25,9 +26,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
 
-from chunker.balanced import balanced_walk
 from chunker.chunkset import Chunk, ChunkSet
 from chunker.collector import collector_paused
 from chunker.context import breadcrumb_line, nearest_clause
@@ -35,12 +34,11 @@ from chunker.drafts import SMALL_TOKENS, Counted, Draft, Packing, Unit, joinable
 from chunker.errors import ConfigError
 from chunker.hierarchy import outline
 from chunker.model import Document
-from chunker.optimal import optimal_walk
 from chunker.options import DEFAULT_HARD_CAP, DEFAULT_STRATEGY, DEFAULT_TARGET, MIN_HARD_CAP, STRATEGIES, ChunkOptions
 from chunker.parse import unclosed_fence
-from chunker.reference import reference_walk
 from chunker.spans import Span
 from chunker.split import sentence_starts
+from chunker.strategies import REGISTRY
 from chunker.tokens import tokenizer_name
 
 __all__ = ["DEFAULT_STRATEGY", "ENGINE_VERSION", "MIN_HARD_CAP", "STRATEGIES", "chunk", "chunk_with"]
@@ -49,13 +47,6 @@ ENGINE_VERSION = "0.3.0"
 # Text that would open a block (heading, quote, list item, table row, HTML, fence) at the
 # start of a chunk: an overlap never starts there, though it may inside a sentence of its source.
 _BLOCK_OPENER = re.compile(r"[#>|<]|[-+*](?:\s|\Z)|\d{1,9}[.)](?:\s|\Z)|[`~]{3}")
-
-WALKS: dict[str, Callable[[Packing], list[Draft]]] = {
-    "balanced": balanced_walk,
-    "optimal": optimal_walk,
-    "reference": reference_walk,
-}
-"""Step 1 of each strategy: the drafts it packs the document into."""
 
 
 def chunk(
@@ -105,11 +96,12 @@ def chunk_with(doc: Document, options: ChunkOptions) -> ChunkSet:
             f"{doc.tokenizer.name!r}: parse it with that tokenizer, or leave the options' tokenizer out"
         )
     with collector_paused():  # thousands of units, drafts and chunks, none in a cycle
-        packing = Packing(doc, options)
-        drafts = WALKS[options.strategy](packing)
-        if options.strategy != "optimal":
+        strategy = REGISTRY[options.strategy]
+        packing = Packing(doc, options, joins_small_chunks=strategy.joins_small_chunks)
+        drafts = strategy.walk(packing)
+        if strategy.merges_siblings:
             drafts = merge_siblings(drafts, packing)
-        if options.strategy == "balanced":
+        if strategy.joins_small_preamble:
             drafts = join_small_preamble(drafts, packing)
         counted = join_small(exact_counts(drafts, packing), packing)
         chunks = to_chunks(counted, overlaps(counted, packing), packing)

@@ -38,7 +38,7 @@ all of them"):
    :meth:`_ReferenceWalk.open` and :meth:`_ReferenceWalk.pack_child`. Not balanced's:
    balanced lets the chunk being packed carry on into an opened child (a section's heading and
    intro join the child's first chunk); the reference emits that chunk first. Blocks are added
-   by balanced's greedy step (:meth:`chunker.balanced._Walk.add_unit`): a block over the cap is
+   by balanced's greedy step (:meth:`chunker.balanced.GreedyWalk.add_unit`): a block over the cap is
    cut into pieces of about the target (step 7; markdown-object packs those pieces together
    again up to the cap: here, as under every strategy, each is a chunk of its own, but the first
    may follow its headings and later blocks may follow the last), and headings travel forward
@@ -66,7 +66,7 @@ all of them"):
 
 from __future__ import annotations
 
-from chunker.balanced import _Walk
+from chunker.balanced import GreedyWalk
 from chunker.drafts import Draft, Packing
 from chunker.model import Section
 
@@ -101,7 +101,7 @@ def reference_walk(packing: Packing) -> list[Draft]:
     return walk.drafts
 
 
-class _ReferenceWalk(_Walk):
+class _ReferenceWalk(GreedyWalk):
     """Balanced's walk (blocks added greedily, cut, headings forward), opening sections as the reference does."""
 
     def open(self, section: Section, path: tuple[str, ...], key: tuple[int, ...]) -> None:
