@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from chunker.errors import ChunkerError
+from chunker.model import CacheSlot, Document
 from chunker.spans import Span
 
 if TYPE_CHECKING:
     from chunker.chunkset import Chunk
-    from chunker.model import Document
 
 __all__ = ["DOCUMENT_ID", "Hierarchy", "Node", "OutlineEntry", "UnknownNodeError", "layer_records", "outline"]
 
@@ -90,12 +90,15 @@ class OutlineEntry:
             raise ChunkerError(f"malformed outline entry {data.get('id', '?')!r}: {exc}") from exc
 
 
+_OUTLINE: CacheSlot[tuple[OutlineEntry, ...]] = CacheSlot("outline")
+
+
 def outline(doc: Document) -> tuple[OutlineEntry, ...]:
     """The document entry (id ``"d"``, the whole text) then every section in document order.
 
-    Limit-independent, so kept in ``doc.caches``: re-chunking with new limits reuses it.
+    Limit-independent, so kept in the document's caches: re-chunking with new limits reuses it.
     """
-    cached = doc.caches.outline
+    cached = doc.caches.get(_OUTLINE)
     if cached is not None:
         return cached
     whole = (0, len(doc.text))
@@ -131,8 +134,7 @@ def outline(doc: Document) -> tuple[OutlineEntry, ...]:
             )
         )
         stack.extend((section, child) for child in reversed(section.children))
-    doc.caches.outline = result = tuple(entries)
-    return result
+    return doc.caches.put(_OUTLINE, tuple(entries))
 
 
 @dataclass(frozen=True, slots=True)

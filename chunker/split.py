@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 
-from chunker.model import Block, Document
+from chunker.model import Block, CacheSlot, Document
 from chunker.parse import InnerNode, fence_closes, inner_structure, unclosed_fence
 from chunker.tokens import ASCII_WORD
 
@@ -144,7 +144,7 @@ class _FencePlan:
 
 @dataclass(slots=True)
 class CutCache:
-    """Limit-independent work of cutting one document, kept on it (``Document.caches.cuts``) so that
+    """Limit-independent work of cutting one document, kept on it (:func:`cut_cache`) so that
     re-chunking with new limits reuses it: exact counts of spans and of added lines, join costs,
     runs of atoms, each block's inner structure (by the block's start), the lines of each code
     body cut (by its line range), any run of lines as atoms (by its range and strength) and the
@@ -160,12 +160,15 @@ class CutCache:
     fences: dict[tuple[int, int], _FencePlan] = field(default_factory=dict)
 
 
+_CUTS: CacheSlot[CutCache] = CacheSlot("cuts")
+
+
 def cut_cache(doc: Document) -> CutCache:
     """The document's :class:`CutCache`, made on first use."""
-    caches = doc.caches
-    if caches.cuts is None:
-        caches.cuts = CutCache()
-    return caches.cuts
+    cache = doc.caches.get(_CUTS)
+    if cache is None:
+        cache = doc.caches.put(_CUTS, CutCache())
+    return cache
 
 
 _Make = Callable[[int, int, "int | None"], Piece]
