@@ -21,19 +21,41 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from chunker.errors import ChunkerError
 from chunker.model import CacheSlot, Document
 from chunker.spans import Span
 
-if TYPE_CHECKING:
-    from chunker.chunkset import Chunk
-
 __all__ = ["DOCUMENT_ID", "Hierarchy", "Node", "OutlineEntry", "UnknownNodeError", "layer_records", "outline"]
 
 DOCUMENT_ID = "d"
 KINDS = ("document", "section", "chunk")
+
+
+class ChunkFields(Protocol):
+    """What the hierarchy reads of a chunk (:class:`chunker.chunkset.Chunk` is one). Named here rather than
+    imported: the chunk set, made of chunks, builds its hierarchy from this module."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def markdown(self) -> str: ...
+    @property
+    def token_count(self) -> int: ...
+    @property
+    def byte_span(self) -> Span: ...
+    @property
+    def char_span(self) -> Span: ...
+    @property
+    def line_span(self) -> Span: ...
+    @property
+    def headings(self) -> list[str]: ...
+    @property
+    def added_prefix(self) -> str: ...
+    @property
+    def added_suffix(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 class UnknownNodeError(ChunkerError, KeyError):
@@ -190,7 +212,7 @@ class Hierarchy:
     __slots__ = ("_nodes", "_order")
 
     def __init__(
-        self, chunks: Sequence[Chunk], header: Mapping[str, Any], entries: Sequence[OutlineEntry] | None
+        self, chunks: Sequence[ChunkFields], header: Mapping[str, Any], entries: Sequence[OutlineEntry] | None
     ) -> None:
         entries = tuple(entries) if entries else (_fallback_entry(chunks, header),)
         if entries[0].id != DOCUMENT_ID or entries[0].parent_id is not None:
@@ -349,7 +371,7 @@ def _entry_node(entry: OutlineEntry, kind: str, children: tuple[str, ...], prev:
     )
 
 
-def _fallback_entry(chunks: Sequence[Chunk], header: Mapping[str, Any]) -> OutlineEntry:
+def _fallback_entry(chunks: Sequence[ChunkFields], header: Mapping[str, Any]) -> OutlineEntry:
     """The document alone, for a chunk set read from JSON written before the outline existed."""
     chars = max((chunk.char_span[1] for chunk in chunks), default=0)
     tokens = int(header.get("token_count", 0))
@@ -370,7 +392,7 @@ def _fallback_entry(chunks: Sequence[Chunk], header: Mapping[str, Any]) -> Outli
 
 
 def layer_records(
-    tree: Hierarchy, chunks: Sequence[Chunk], text: str | None, name: str
+    tree: Hierarchy, chunks: Sequence[ChunkFields], text: str | None, name: str
 ) -> dict[str, list[dict[str, Any]]]:
     """The hierarchy as three flat lists of JSON-safe records: ``documents``, ``sections``, ``chunks``.
 
@@ -409,7 +431,7 @@ def layer_records(
     return out
 
 
-def _rebuild(chunks: Sequence[Chunk], length: int) -> str:
+def _rebuild(chunks: Sequence[ChunkFields], length: int) -> str:
     """A text of ``length`` chars holding each chunk's source at its char span, whitespace elsewhere."""
     parts: list[str] = []
     cursor, line = 0, 1
