@@ -15,9 +15,9 @@ import operator
 from dataclasses import dataclass, field
 
 from chunker.context import breadcrumb_line
+from chunker.cut import Piece, cut_block
 from chunker.model import Block, CacheSlot, Document, Section
 from chunker.options import ChunkOptions
-from chunker.split import Piece, cut_block
 from chunker.tokens import pretoken_tail
 
 __all__ = [

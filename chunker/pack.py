@@ -31,6 +31,7 @@ from chunker.balanced import balanced_walk
 from chunker.chunkset import Chunk, ChunkSet
 from chunker.collector import collector_paused
 from chunker.context import breadcrumb_line, nearest_clause
+from chunker.cut import sentence_starts
 from chunker.drafts import SMALL_TOKENS, Counted, Draft, Packing, Unit, joinable, running_sizes
 from chunker.errors import ConfigError
 from chunker.hierarchy import outline
@@ -40,7 +41,6 @@ from chunker.options import DEFAULT_HARD_CAP, DEFAULT_STRATEGY, DEFAULT_TARGET, 
 from chunker.parse import unclosed_fence
 from chunker.reference import reference_walk
 from chunker.spans import Span
-from chunker.split import sentence_starts
 from chunker.tokens import tokenizer_name
 
 __all__ = ["DEFAULT_STRATEGY", "ENGINE_VERSION", "MIN_HARD_CAP", "STRATEGIES", "chunk", "chunk_with"]
