@@ -15,9 +15,9 @@ import operator
 from dataclasses import dataclass, field
 
 from chunker.context import breadcrumb_line
-from chunker.model import Block, Document, Section
+from chunker.cut import Piece, cut_block
+from chunker.model import Block, CacheSlot, Document, Section
 from chunker.options import ChunkOptions
-from chunker.split import Piece, cut_block
 from chunker.tokens import pretoken_tail
 
 __all__ = [
@@ -248,13 +248,19 @@ class Packing:
 _PIECE = operator.attrgetter("piece")
 
 
+_UNITS: CacheSlot[tuple[Unit, ...]] = CacheSlot("units")
+
+
 def block_units(doc: Document) -> tuple[Unit, ...]:
-    """Each block's unit, made once per document (``Document.caches.units``): they do not depend on the limits."""
-    units = doc.caches.units
+    """Each block's unit, made once per document (kept in its caches): they do not depend on the limits."""
+    units = doc.caches.get(_UNITS)
     if units is None:
-        units = doc.caches.units = tuple(
-            Unit(b.start, b.end, b.tokens, b.join_tokens, n, n + 1, heading_only=b.kind == "heading")
-            for n, b in enumerate(doc.blocks)
+        units = doc.caches.put(
+            _UNITS,
+            tuple(
+                Unit(b.start, b.end, b.tokens, b.join_tokens, n, n + 1, heading_only=b.kind == "heading")
+                for n, b in enumerate(doc.blocks)
+            ),
         )
     return units
 

@@ -21,19 +21,41 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from chunker.errors import ChunkerError
+from chunker.model import CacheSlot, Document
 from chunker.spans import Span
-
-if TYPE_CHECKING:
-    from chunker.chunkset import Chunk
-    from chunker.model import Document
 
 __all__ = ["DOCUMENT_ID", "Hierarchy", "Node", "OutlineEntry", "UnknownNodeError", "layer_records", "outline"]
 
 DOCUMENT_ID = "d"
 KINDS = ("document", "section", "chunk")
+
+
+class ChunkFields(Protocol):
+    """What the hierarchy reads of a chunk (:class:`chunker.chunkset.Chunk` is one). Named here rather than
+    imported: the chunk set, made of chunks, builds its hierarchy from this module."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def markdown(self) -> str: ...
+    @property
+    def token_count(self) -> int: ...
+    @property
+    def byte_span(self) -> Span: ...
+    @property
+    def char_span(self) -> Span: ...
+    @property
+    def line_span(self) -> Span: ...
+    @property
+    def headings(self) -> list[str]: ...
+    @property
+    def added_prefix(self) -> str: ...
+    @property
+    def added_suffix(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 class UnknownNodeError(ChunkerError, KeyError):
@@ -90,12 +112,15 @@ class OutlineEntry:
             raise ChunkerError(f"malformed outline entry {data.get('id', '?')!r}: {exc}") from exc
 
 
+_OUTLINE: CacheSlot[tuple[OutlineEntry, ...]] = CacheSlot("outline")
+
+
 def outline(doc: Document) -> tuple[OutlineEntry, ...]:
     """The document entry (id ``"d"``, the whole text) then every section in document order.
 
-    Limit-independent, so kept in ``doc.caches``: re-chunking with new limits reuses it.
+    Limit-independent, so kept in the document's caches: re-chunking with new limits reuses it.
     """
-    cached = doc.caches.outline
+    cached = doc.caches.get(_OUTLINE)
     if cached is not None:
         return cached
     whole = (0, len(doc.text))
@@ -131,8 +156,7 @@ def outline(doc: Document) -> tuple[OutlineEntry, ...]:
             )
         )
         stack.extend((section, child) for child in reversed(section.children))
-    doc.caches.outline = result = tuple(entries)
-    return result
+    return doc.caches.put(_OUTLINE, tuple(entries))
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +212,7 @@ class Hierarchy:
     __slots__ = ("_nodes", "_order")
 
     def __init__(
-        self, chunks: Sequence[Chunk], header: Mapping[str, Any], entries: Sequence[OutlineEntry] | None
+        self, chunks: Sequence[ChunkFields], header: Mapping[str, Any], entries: Sequence[OutlineEntry] | None
     ) -> None:
         entries = tuple(entries) if entries else (_fallback_entry(chunks, header),)
         if entries[0].id != DOCUMENT_ID or entries[0].parent_id is not None:
@@ -347,7 +371,7 @@ def _entry_node(entry: OutlineEntry, kind: str, children: tuple[str, ...], prev:
     )
 
 
-def _fallback_entry(chunks: Sequence[Chunk], header: Mapping[str, Any]) -> OutlineEntry:
+def _fallback_entry(chunks: Sequence[ChunkFields], header: Mapping[str, Any]) -> OutlineEntry:
     """The document alone, for a chunk set read from JSON written before the outline existed."""
     chars = max((chunk.char_span[1] for chunk in chunks), default=0)
     tokens = int(header.get("token_count", 0))
@@ -368,7 +392,7 @@ def _fallback_entry(chunks: Sequence[Chunk], header: Mapping[str, Any]) -> Outli
 
 
 def layer_records(
-    tree: Hierarchy, chunks: Sequence[Chunk], text: str | None, name: str
+    tree: Hierarchy, chunks: Sequence[ChunkFields], text: str | None, name: str
 ) -> dict[str, list[dict[str, Any]]]:
     """The hierarchy as three flat lists of JSON-safe records: ``documents``, ``sections``, ``chunks``.
 
@@ -407,7 +431,7 @@ def layer_records(
     return out
 
 
-def _rebuild(chunks: Sequence[Chunk], length: int) -> str:
+def _rebuild(chunks: Sequence[ChunkFields], length: int) -> str:
     """A text of ``length`` chars holding each chunk's source at its char span, whitespace elsewhere."""
     parts: list[str] = []
     cursor, line = 0, 1

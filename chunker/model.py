@@ -19,19 +19,15 @@ from collections.abc import Sequence
 from dataclasses import FrozenInstanceError, InitVar, dataclass, field
 from itertools import accumulate, repeat
 from operator import add, attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from chunker.errors import ChunkerError
 from chunker.spans import SourceMap, Span
 from chunker.tokens import TextCounts, Tokenizer, get_tokenizer
 
-if TYPE_CHECKING:
-    from chunker.drafts import Unit
-    from chunker.hierarchy import OutlineEntry
-    from chunker.optimal import BlockRow
-    from chunker.split import CutCache
+__all__ = ["Block", "BlockSpans", "CacheSlot", "Document", "DocumentCaches", "Section"]
 
-__all__ = ["Block", "BlockSpans", "Document", "DocumentCaches", "Section"]
+_T = TypeVar("_T")
 
 DOCUMENT_SCHEMA = "document"
 DOCUMENT_VERSION = 1
@@ -287,19 +283,55 @@ class Section:
         }
 
 
-@dataclass(slots=True)
+class CacheSlot(Generic[_T]):
+    """One pass's place in a document's :class:`DocumentCaches`, holding a ``_T``.
+
+    The module that owns the pass makes its slot and alone fills and reads it, through its own
+    accessor (``cut_cache(doc)``, ``block_units(doc)``, ``block_row(doc)``, ``outline(doc)``,
+    ``block_titles(doc)``): so this module, which every pass imports, names none of their types.
+    ``name`` says what the slot holds where the caches are listed (the app's memory accounting).
+    """
+
+    __slots__ = ("name",)
+    _names: ClassVar[set[str]] = set()  # every slot's name, so that two never share one
+
+    def __init__(self, name: str) -> None:
+        if name in CacheSlot._names:
+            raise ValueError(f"a cache slot named {name!r} exists already")
+        CacheSlot._names.add(name)
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"CacheSlot({self.name!r})"
+
+
 class DocumentCaches:
     """Work that does not depend on the limits, kept on a :class:`Document` for re-chunking.
 
-    Each field is filled by the module that owns it, on first use.
+    An opaque store of :class:`CacheSlot` values, each filled by the module that owns its slot, on
+    first use; :meth:`by_name` lists what is held.
     """
 
-    sha256: str | None = None  # Document.sha256
-    outline: tuple[OutlineEntry, ...] | None = None  # chunker.hierarchy.outline
-    cuts: CutCache | None = None  # chunker.split.cut_cache: counts, joins and inner structure of cut blocks
-    units: tuple[Unit, ...] | None = None  # chunker.drafts.block_units: each block's unit
-    row: BlockRow | None = None  # chunker.optimal.block_row: the sections indexed, the blocks as a row of atoms
-    titles: tuple[str | None, ...] | None = None  # chunker.pack.block_titles: each block's heading title
+    __slots__ = ("_values",)
+
+    def __init__(self) -> None:
+        self._values: dict[CacheSlot[Any], Any] = {}
+
+    def get(self, slot: CacheSlot[_T]) -> _T | None:
+        """What ``slot`` holds, or None before its owner first fills it."""
+        return cast("_T | None", self._values.get(slot))
+
+    def put(self, slot: CacheSlot[_T], value: _T) -> _T:
+        """Keep ``value`` in ``slot``; returns it."""
+        self._values[slot] = value
+        return value
+
+    def by_name(self) -> dict[str, object]:
+        """What the caches hold, by slot name (those filled so far)."""
+        return {slot.name: value for slot, value in self._values.items()}
+
+
+_SHA256: CacheSlot[str] = CacheSlot("sha256")  # Document.sha256
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -340,9 +372,9 @@ class Document:
 
     @property
     def sha256(self) -> str:
-        digest = self.caches.sha256
+        digest = self.caches.get(_SHA256)
         if digest is None:
-            digest = self.caches.sha256 = hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+            digest = self.caches.put(_SHA256, hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest())
         return digest
 
     @property

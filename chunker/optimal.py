@@ -2,7 +2,7 @@
 
 The document is a row of **atoms**: its blocks in order (with the front matter when it
 is chunked), each block too big for the hard cap first cut into pieces of about
-``target`` by the block cutter (:func:`chunker.split.cut_block`, as the greedy packing
+``target`` by the block cutter (:func:`chunker.cut.cut_block`, as the greedy packing
 cuts it). A chunk is a run of consecutive atoms whose summed tokens (each atom and the
 joins between them, as :meth:`chunker.drafts.Draft.cost_of` sums them) fit the hard cap,
 less the breadcrumb line with ``breadcrumb_in_budget``. Of all the ways of cutting the
@@ -58,7 +58,7 @@ from operator import le, sub
 
 from chunker.chunkset import Chunk
 from chunker.drafts import SMALL_TOKENS, Draft, Packing, Unit, block_units, joinable, piece_unit
-from chunker.model import Block, Document, Section
+from chunker.model import Block, CacheSlot, Document, Section
 from chunker.options import ChunkOptions
 
 __all__ = [
@@ -189,7 +189,7 @@ def cost_terms(doc: Document, options: ChunkOptions, chunk: Chunk) -> CostTerms 
 @dataclass(slots=True)
 class BlockRow:
     """What the dynamic programme needs of a document at any limits, made once per document
-    (:func:`block_row`, kept in ``Document.caches.row``): its sections indexed, and its blocks as a
+    (:func:`block_row`, kept in its caches): its sections indexed, and its blocks as a
     row of whole atoms with the boundaries between them.
     """
 
@@ -208,11 +208,14 @@ class BlockRow:
     needs: list[int]
 
 
+_ROW: CacheSlot[BlockRow] = CacheSlot("row")
+
+
 def block_row(doc: Document) -> BlockRow:
     """The document's :class:`BlockRow`, made on first use."""
-    row = doc.caches.row
+    row = doc.caches.get(_ROW)
     if row is None:
-        row = doc.caches.row = _make_block_row(doc)
+        row = doc.caches.put(_ROW, _make_block_row(doc))
     return row
 
 

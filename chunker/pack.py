@@ -30,14 +30,14 @@ import re
 from chunker.chunkset import Chunk, ChunkSet
 from chunker.collector import collector_paused
 from chunker.context import breadcrumb_line, nearest_clause
+from chunker.cut import sentence_starts
 from chunker.drafts import SMALL_TOKENS, Counted, Draft, Packing, Unit, joinable, running_sizes
 from chunker.errors import ConfigError
 from chunker.hierarchy import outline
-from chunker.model import Document
+from chunker.model import CacheSlot, Document
 from chunker.options import DEFAULT_HARD_CAP, DEFAULT_STRATEGY, DEFAULT_TARGET, MIN_HARD_CAP, STRATEGIES, ChunkOptions
 from chunker.parse import unclosed_fence
 from chunker.spans import Span
-from chunker.split import sentence_starts
 from chunker.strategies import REGISTRY
 from chunker.tokens import tokenizer_name
 
@@ -407,11 +407,14 @@ def to_chunks(items: list[Counted], shared: list[Shared | None], packing: Packin
 
 
 def block_titles(doc: Document) -> tuple[str | None, ...]:
-    """Each block's title if it is a heading, else None; made once per document (``Document.caches.titles``)."""
-    titles = doc.caches.titles
+    """Each block's title if it is a heading, else None; made once per document (kept in its caches)."""
+    titles = doc.caches.get(_TITLES)
     if titles is None:
-        titles = doc.caches.titles = tuple(block.title if block.kind == "heading" else None for block in doc.blocks)
+        titles = doc.caches.put(_TITLES, tuple(b.title if b.kind == "heading" else None for b in doc.blocks))
     return titles
+
+
+_TITLES: CacheSlot[tuple[str | None, ...]] = CacheSlot("titles")
 
 
 def _chunk(

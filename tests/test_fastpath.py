@@ -45,7 +45,7 @@ def parser_of_record() -> Iterator[None]:
 
 
 def inner_of(doc: chunker.Document) -> list[list[InnerNode]]:
-    """The inner structure of every block the cutter may descend into, as split.py asks for it."""
+    """The inner structure of every block the cutter may descend into, as the cutter (chunker/cut/) asks for it."""
     out = []
     for block in doc.blocks:
         if block.kind in CUTTABLE:

@@ -9,7 +9,7 @@ import pytest
 
 import chunker
 from chunker.context import breadcrumb_line, clause_number
-from chunker.split import sentence_starts
+from chunker.cut import sentence_starts
 from tests.invariants import check_chunk_set, unclosed_fences
 
 COUNT = chunker.get_tokenizer("cl100k_base").count

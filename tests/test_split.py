@@ -1,4 +1,4 @@
-"""chunker.split: cutting one block over the cap into pieces.
+"""chunker.cut: cutting one block over the cap into pieces.
 
 Piece counts are summed from counts of lines and inner blocks where the tokenizer
 allows it; these tests check every summed count against a real count (corpus and
@@ -7,6 +7,7 @@ generated text) and that each line is counted once, not once per candidate piece
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import chunker
-import chunker.split as split
+import chunker.cut.code as cut_code
+import chunker.cut.cutter as cutter
 from chunker.parse import unclosed_fence
 from chunker.tokens import Tokenizer
 from tests.conftest import CORPUS, corpus_files, requires_corpus
@@ -24,14 +26,15 @@ from tests.test_properties import documents
 
 
 class _Recount:
-    """Wraps ``chunker.split.Piece`` so that every piece made, kept or not, is recounted."""
+    """Wraps ``chunker.cut.cutter.Piece`` (in every module of the cutter) so that every piece made, kept or
+    not, is recounted."""
 
     def __init__(self) -> None:
         self.doc: chunker.Document | None = None
         self.pieces = 0
         self.summed = 0
 
-    def piece(self, *args: Any, **kwargs: Any) -> split.Piece:
+    def piece(self, *args: Any, **kwargs: Any) -> cutter.Piece:
         made = _PIECE(*args, **kwargs)
         assert self.doc is not None
         markdown = made.prefix + self.doc.text[made.start : made.end] + made.suffix
@@ -45,8 +48,9 @@ class _Recount:
         return found
 
     def patch(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(split, "Piece", self.piece)
-        monkeypatch.setattr(split._Run, "tokens", lambda run, i, j: self.run_tokens(run, i, j))
+        for module in _CUT_MODULES:
+            monkeypatch.setattr(module, "Piece", self.piece)
+        monkeypatch.setattr(cutter.Run, "tokens", lambda run, i, j: self.run_tokens(run, i, j))
 
     def chunk(self, doc: chunker.Document, target: int, hard_cap: int, *, check: bool = True) -> chunker.ChunkSet:
         self.doc = doc
@@ -56,8 +60,10 @@ class _Recount:
         return chunks
 
 
-_PIECE = split.Piece
-_RUN_TOKENS = split._Run.tokens
+_PIECE = cutter.Piece
+_RUN_TOKENS = cutter.Run.tokens
+# Every module of the cutter that makes pieces (each names Piece itself).
+_CUT_MODULES = [m for name, m in sorted(sys.modules.items()) if name.startswith("chunker.cut") and hasattr(m, "Piece")]
 
 
 @pytest.fixture
@@ -257,16 +263,16 @@ def test_code_without_blank_lines_is_cut_before_its_shallowest_lines() -> None:
 def test_line_ends_in_code_are_ranked_by_the_indentation_of_the_next_line() -> None:
     """Before a top-level line: strongest; before a shallower or equal line: by its depth;
     before a closing bracket or the first line of a deeper block: a plain line end."""
-    code = "function a() {\n  if (x) {\n    y();\n    z();\n  }\n  w();\n}\nfunction b() {\n  v();\n}"
+    source = "function a() {\n  if (x) {\n    y();\n    z();\n  }\n  w();\n}\nfunction b() {\n  v();\n}"
     starts = [0]
-    for line in code.split("\n")[:-1]:
+    for line in source.split("\n")[:-1]:
         starts.append(starts[-1] + len(line) + 1)
     atoms = [
-        split._Atom(start, code.index("\n", start) if "\n" in code[start:] else len(code), split._LINE)
+        cutter.Atom(start, source.index("\n", start) if "\n" in source[start:] else len(source), cutter.LINE)
         for start in starts
     ]
-    ranked = [atom.strength for atom in split._by_indentation(code, atoms)]
-    line = split._LINE
+    ranked = [atom.strength for atom in cut_code._by_indentation(source, atoms)]
+    line = cutter.LINE
     assert ranked == [
         line,  # "function a() {" then a deeper block
         line,  # "  if (x) {" then a deeper block

@@ -100,8 +100,8 @@ def document_size(doc: chunker.Document) -> int:
 
 
 def caches_size(doc: chunker.Document) -> int:
-    """What the Document's caches hold (``Document.caches``: they grow at the first re-pack of each kind
-    of cut)."""
+    """What the Document's caches hold (``Document.caches``, each pass's slot: they grow at the first re-pack
+    of each kind of cut)."""
     return deep_size(doc.caches, exclude=(doc, doc.text, doc.blocks, doc.root, doc.source, *_document_parts(doc)))
 
 
@@ -116,10 +116,7 @@ def caches_entries(doc: chunker.Document) -> int:
     """How many things the Document's caches hold: a cheap sign of their growth (each collection in
     a cache counts its items, anything else one)."""
     total = 0
-    for f in fields(doc.caches):
-        value = getattr(doc.caches, f.name)
-        if value is None:
-            continue
+    for value in doc.caches.by_name().values():
         parts = [getattr(value, g.name) for g in fields(value)] if is_dataclass(value) else [value]
         total += sum(len(part) if isinstance(part, Sized) else 1 for part in parts)
     return total
