@@ -15,16 +15,26 @@ from chunker.chunkset import Chunk, ChunkSet
 from chunker.errors import ChunkerError, ConfigError, TokenizerError
 from chunker.hierarchy import Node, UnknownNodeError
 from chunker.model import Block, Document, Section
-from chunker.options import DEFAULT_HARD_CAP, DEFAULT_STRATEGY, DEFAULT_TARGET, MIN_HARD_CAP, STRATEGIES, ChunkOptions
+from chunker.options import (
+    DEFAULT_HARD_CAP,
+    DEFAULT_STRATEGY,
+    DEFAULT_TARGET,
+    MIN_HARD_CAP,
+    SMALL_TOKENS,
+    STRATEGIES,
+    ChunkOptions,
+)
 from chunker.pack import chunk, chunk_with
 from chunker.parse import parse
-from chunker.tokens import Tokenizer, get_tokenizer
+from chunker.tokens import TokenCounter, Tokenizer, TokenizerLike, get_tokenizer
+from chunker.version import __version__ as __version__
 
 __all__ = [
     "DEFAULT_HARD_CAP",
     "DEFAULT_STRATEGY",
     "DEFAULT_TARGET",
     "MIN_HARD_CAP",
+    "SMALL_TOKENS",
     "STRATEGIES",
     "Block",
     "Chunk",
@@ -35,8 +45,10 @@ __all__ = [
     "Document",
     "Node",
     "Section",
+    "TokenCounter",
     "Tokenizer",
     "TokenizerError",
+    "TokenizerLike",
     "UnknownNodeError",
     "chunk",
     "chunk_markdown",
@@ -45,13 +57,11 @@ __all__ = [
     "parse",
 ]
 
-__version__ = "0.3.0"
-
 
 def chunk_markdown(
     text: str,
     name: str = "document.md",
-    tokenizer: Any = None,
+    tokenizer: TokenizerLike = None,
     target: int = DEFAULT_TARGET,
     hard_cap: int = DEFAULT_HARD_CAP,
     *,

@@ -39,7 +39,7 @@ def balanced_walk(packing: Packing) -> list[Draft]:
     walk.flush((name,), ())
     for section in root.children:
         path, key = (name, section.title), (section.first,)
-        if section.tokens <= packing.budget(path):
+        if section.tokens <= packing.cap(path):
             draft = Draft(path, key=key)
             draft.add(packing.section_unit(section))
             walk.drafts.append(draft)
@@ -54,7 +54,7 @@ def _whole_document_fits(packing: Packing, preamble: list[Unit]) -> bool:
     whole = doc.root.tokens
     if packing.front_matter:
         whole = preamble[0].tokens + (preamble[0].join + whole if doc.blocks else 0)
-    return whole <= packing.budget((doc.name,))
+    return whole <= packing.cap((doc.name,))
 
 
 class GreedyWalk:
@@ -69,9 +69,9 @@ class GreedyWalk:
         self.drafts: list[Draft] = []
         self.acc = acc
 
-    def room(self) -> int:
+    def cap(self) -> int:
         """Tokens the markdown of the chunk being packed may take."""
-        return self.packing.budget(self.acc.path)
+        return self.packing.cap(self.acc.path)
 
     def open(self, section: Section, path: tuple[str, ...], key: tuple[int, ...]) -> None:
         """Pack a section that does not fit: heading and direct content, then children.
@@ -88,15 +88,15 @@ class GreedyWalk:
             self.add_unit(packing.block_unit(index), path, key)
         for child in section.children:
             unit = packing.section_unit(child)
-            if self.acc.cost_of(unit) <= self.room():
+            if self.acc.cost_of(unit) <= self.cap():
                 self.acc.add(unit)
                 continue
             if self.acc.units and self.acc.units[-1].heading_only:
                 self.release_headings(path, key)
-                if self.acc.cost_of(unit) <= self.room():
+                if self.acc.cost_of(unit) <= self.cap():
                     self.acc.add(unit)
                     continue
-            if child.tokens <= packing.budget(path) and not self.acc.only_headings:
+            if child.tokens <= packing.cap(path) and not self.acc.only_headings:
                 self.flush(path, key)
                 self.acc.add(unit)
                 continue
@@ -107,40 +107,40 @@ class GreedyWalk:
         self.flush(path, key)
 
     def add_unit(self, unit: Unit, path: tuple[str, ...], key: tuple[int, ...]) -> None:
-        """Add a block greedily, cutting it when it exceeds the budget (or must share with headings)."""
+        """Add a block greedily, cutting it when it exceeds the cap (or must share with headings)."""
         packing, acc = self.packing, self.acc
-        if acc.cost_of(unit) <= self.room():
+        if acc.cost_of(unit) <= self.cap():
             acc.add(unit)
             return
         if acc.units and acc.units[-1].heading_only:
             self.release_headings(path, key)
             acc = self.acc
-            if acc.cost_of(unit) <= self.room():
+            if acc.cost_of(unit) <= self.cap():
                 acc.add(unit)
                 return
-        if unit.tokens <= packing.budget(path) and not acc.only_headings:
+        if unit.tokens <= packing.cap(path) and not acc.only_headings:
             self.flush(path, key)
             self.acc.add(unit)
             return
-        budget = self.room()
+        cap = self.cap()
         if acc.only_headings:
-            room = budget - acc.tokens - acc.units[-1].join
+            room = cap - acc.tokens - acc.units[-1].join
             if room < 1:
-                self.flush(path, key)  # headings alone fill the budget: nothing can travel with them
-                first_limit = min(packing.target, budget)
+                self.flush(path, key)  # headings alone fill the cap: nothing can travel with them
+                first_limit = min(packing.target, cap)
             else:
-                first_limit = min(packing.target, budget, room)
+                first_limit = min(packing.target, cap, room)
         else:
             self.flush(path, key)
-            first_limit = min(packing.target, budget)
+            first_limit = min(packing.target, cap)
         block = packing.block(unit)
-        pieces = packing.cut(block, first_limit, self.room())
+        pieces = packing.cut(block, first_limit, self.cap())
         for n, piece in enumerate(pieces):
             last = n == len(pieces) - 1
             one = piece_unit(block, unit, piece, last)
             if n and self.acc.units:
                 self.flush(path, key)
-            if self.acc.units and self.acc.cost_of(one) > self.room():
+            if self.acc.units and self.acc.cost_of(one) > self.cap():
                 self.flush(path, key)
             self.acc.add(one)
             if last and piece.suffix:

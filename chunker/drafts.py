@@ -3,7 +3,7 @@
 A **unit** is a run of source placed whole in a chunk (blocks, a whole section, or one cut
 piece of a block); a **draft** is a chunk being made (its units and its section); a
 **counted** draft has its exact markdown and token count. :class:`Packing` is the document
-being packed with its :class:`~chunker.options.ChunkOptions`: the budgets, the breadcrumb
+being packed with its :class:`~chunker.options.ChunkOptions`: the caps, the breadcrumb
 lines measured so far, and the small operations every pass and strategy shares (a block's
 unit, cutting a block, counting a draft). The passes themselves are in :mod:`chunker.pack`.
 """
@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 from chunker.context import breadcrumb_line
 from chunker.cut import Piece, cut_block
 from chunker.model import Block, CacheSlot, Document, Section
-from chunker.options import ChunkOptions
+from chunker.options import ChunkOptions, small_size
 from chunker.tokens import pretoken_tail
 
 __all__ = [
-    "SMALL_TOKENS",
     "Counted",
     "Draft",
     "Packing",
@@ -31,10 +30,6 @@ __all__ = [
     "piece_unit",
     "running_sizes",
 ]
-
-# A chunk under min(SMALL_TOKENS, target // 4) tokens is small: it joins a neighbour when it can,
-# whatever min_tokens says (RAG users count chunks under about 50 tokens as defects).
-SMALL_TOKENS = 50
 
 
 @dataclass(slots=True)
@@ -92,12 +87,12 @@ class Counted:
     markdown: str
     tokens: int
     context_tokens: int | None = None
-    line: str | None = None  # the breadcrumb line of contextualize(), when counted in the budget
+    line: str | None = None  # the breadcrumb line of contextualize(), when counted in the cap
     shortened: bool = False
 
 
 class Packing:
-    """A document being packed with its options: budgets, breadcrumb lines, units, cuts and counts."""
+    """A document being packed with its options: caps, breadcrumb lines, units, cuts and counts."""
 
     def __init__(self, doc: Document, options: ChunkOptions, *, joins_small_chunks: bool = True) -> None:
         self.doc = doc
@@ -109,14 +104,14 @@ class Packing:
         # A chunk under this many tokens is small: it joins a neighbour when it can. A strategy that
         # does not join small chunks (chunker.strategies: "reference", as markdown-object leaves them)
         # joins only what is under min_tokens.
-        self.small = max(options.min_tokens, min(SMALL_TOKENS, options.target // 4))
+        self.small = max(options.min_tokens, small_size(options.target))
         if not joins_small_chunks:
             self.small = options.min_tokens
         self._lines: dict[tuple[str, ...], tuple[str, bool, int]] = {}
 
-    # -- budgets -------------------------------------------------------------
+    # -- caps ----------------------------------------------------------------
 
-    def budget(self, path: tuple[str, ...]) -> int:
+    def cap(self, path: tuple[str, ...]) -> int:
         """The hard cap, less the breadcrumb line and blank line when they count (``breadcrumb_in_budget``)."""
         return self.hard_cap - self.context(path)[2] if self.options.breadcrumb_in_budget else self.hard_cap
 
@@ -172,21 +167,19 @@ class Packing:
         block = self.blocks[unit.first]
         return block.level if block.kind == "heading" else 7
 
-    def cut(self, block: Block, first_limit: int, budget: int) -> list[Piece]:
-        """Cut a block into pieces of about the target, every piece within ``budget``.
+    def cut(self, block: Block, first_limit: int, cap: int) -> list[Piece]:
+        """Cut a block into pieces of about the target, every piece within ``cap``.
 
         If wrappers overflow a tiny target, fall back to bigger, then plain pieces.
         """
-        target = min(self.target, budget)
+        target = min(self.target, cap)
         repeat = self.options.repeat_table_header
-        for limit in (target, budget):
-            pieces = cut_block(
-                self.doc, block, min(first_limit, limit), limit, repeat_table_header=repeat, budget=budget
-            )
-            if all(p.tokens <= budget for p in pieces) and pieces[0].tokens <= max(first_limit, 1) + (limit - target):
+        for limit in (target, cap):
+            pieces = cut_block(self.doc, block, min(first_limit, limit), limit, repeat_table_header=repeat, cap=cap)
+            if all(p.tokens <= cap for p in pieces) and pieces[0].tokens <= max(first_limit, 1) + (limit - target):
                 return pieces
         plain = Block("text", block.char_span, block.byte_span, block.line_span, block.tokens, block.join_tokens)
-        return cut_block(self.doc, plain, first_limit, budget, budget=budget)
+        return cut_block(self.doc, plain, first_limit, cap, cap=cap)
 
     # -- counts --------------------------------------------------------------
 

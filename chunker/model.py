@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from chunker.errors import ChunkerError
 from chunker.spans import SourceMap, Span
-from chunker.tokens import TextCounts, Tokenizer, get_tokenizer
+from chunker.tokens import TextCounts, Tokenizer, TokenizerLike, get_tokenizer
 
 __all__ = ["Block", "BlockSpans", "CacheSlot", "Document", "DocumentCaches", "Section"]
 
@@ -447,7 +447,7 @@ class Document:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
 
     @classmethod
-    def from_json(cls, data: str | dict[str, Any], tokenizer: str | Tokenizer | Any = None) -> Document:
+    def from_json(cls, data: str | dict[str, Any], tokenizer: TokenizerLike = None) -> Document:
         """Rebuild a Document from :meth:`to_json` output without re-parsing.
 
         The tokenizer named in the JSON is loaded again; a document counted with a
@@ -461,7 +461,7 @@ class Document:
             raise ChunkerError(f"malformed document JSON: {type(exc).__name__}: {exc}") from None
 
     @classmethod
-    def _from_json(cls, raw: Any, tokenizer: str | Tokenizer | Any) -> Document:
+    def _from_json(cls, raw: Any, tokenizer: TokenizerLike) -> Document:
         if not isinstance(raw, dict):
             raise ChunkerError(f"not a document JSON: a {type(raw).__name__}, not an object")
         if raw.get("schema") != DOCUMENT_SCHEMA or raw.get("version") != DOCUMENT_VERSION:

@@ -28,11 +28,11 @@ The cost of one chunk of ``t`` tokens ending at boundary ``b`` (see the constant
                   + FORBIDDEN                      right after a heading whose content follows
     headings inside = HEADING_INSIDE[level] for each heading in the chunk but at its start
 
-and ``small = max(min_tokens, min(SMALL_TOKENS, target // 4))``. Forbidden outright:
+and ``small = max(min_tokens, small_size(target))``. Forbidden outright:
 a chunk holding two pieces of one cut block, a piece with an added prefix anywhere but
 at the start of its chunk (or an added suffix anywhere but at its end), and the
 preamble in a chunk with heading content, unless the preamble is under
-``min(SMALL_TOKENS, target // 4)`` tokens (then it may join the chunk after it) or the
+``small_size(target)`` tokens (then it may join the chunk after it) or the
 chunk is the whole document. ``FORBIDDEN`` is a cost, not a rule, so that a solution
 always exists: headings that fill the cap by themselves end their chunk, as in the greedy
 packing.
@@ -57,9 +57,9 @@ from itertools import accumulate
 from operator import le, sub
 
 from chunker.chunkset import Chunk
-from chunker.drafts import SMALL_TOKENS, Draft, Packing, Unit, block_units, joinable, piece_unit
+from chunker.drafts import Draft, Packing, Unit, block_units, joinable, piece_unit
 from chunker.model import Block, CacheSlot, Document, Section
-from chunker.options import ChunkOptions
+from chunker.options import ChunkOptions, small_size
 
 __all__ = [
     "BOUNDARY_AFTER_INTRO",
@@ -203,7 +203,7 @@ class BlockRow:
     boundary: list[float]  # boundary[b]: the cost of a boundary between blocks b - 1 and b, both whole
     # The blocks in order of need (ascending ``needs``): the tokens a block takes with the headings
     # that travel forward with it, or the biggest of those headings. A block whose need is within
-    # every section's budget is never cut.
+    # every section's cap is never cut.
     by_need: list[int]
     needs: list[int]
 
@@ -323,7 +323,7 @@ class _Row:
         row = self.row = block_row(self.doc)
         self.sections, self.parent, self.first = row.sections, row.parent, row.first
         self.paths, self.keys, self.section_of = row.paths, row.keys, row.section_of
-        self._budgets: dict[int, int] = {}
+        self._caps: dict[int, int] = {}
         self._build_atoms()
         self.boundary, self.must = self._boundaries()
         # sums[k]: atoms [0, k) and the joins after each; inside[k]: the cost of the headings among them
@@ -331,10 +331,10 @@ class _Row:
         self.inside = list(accumulate(map(HEADING_INSIDE.__getitem__, self.heading_level), initial=0.0))
         self.total = 0.0  # the least total cost, once solved
 
-    def _section_budget(self, index: int) -> int:
-        found = self._budgets.get(index)
+    def _section_cap(self, index: int) -> int:
+        found = self._caps.get(index)
         if found is None:
-            found = self._budgets[index] = self.packing.budget(self.paths[index])
+            found = self._caps[index] = self.packing.cap(self.paths[index])
         return found
 
     # -- atoms -------------------------------------------------------------------
@@ -342,7 +342,7 @@ class _Row:
     def _build_atoms(self) -> None:
         """The row of atoms: blocks, each too big (or too big for the headings it follows) cut.
 
-        A block whose need (:class:`BlockRow`) is within the least budget of any section is
+        A block whose need (:class:`BlockRow`) is within the least cap of any section is
         never cut: the runs of such blocks are copied from the document's row (``self.runs``
         says where they went); the other blocks go through :meth:`_add_block`.
         """
@@ -357,7 +357,7 @@ class _Row:
             self._add_block(doc.front_matter_block, -1, 0)
         least = self.hard_cap
         if self.packing.options.breadcrumb_in_budget:
-            least = min(self._section_budget(index) for index in range(len(self.sections)))
+            least = min(self._section_cap(index) for index in range(len(self.sections)))
         row = self.row
         start = 0
         for index in sorted(row.by_need[bisect_right(row.needs, least) :]):
@@ -377,20 +377,20 @@ class _Row:
             self.heading_level.extend(self.row.levels[first:stop])
 
     def _add_block(self, block: Block, index: int, section: int) -> None:
-        budget = self._section_budget(section)
+        cap = self._section_cap(section)
         unit = self.packing.block_unit(index) if index >= 0 else self.packing.front_matter_unit()
-        first_limit = min(self.target, budget)
-        cut = block.tokens > budget
+        first_limit = min(self.target, cap)
+        cut = block.tokens > cap
         if block.kind != "heading" and self.atoms and self.atoms[-1].heading_only:
             # Headings travel forward: they share a chunk with this block's first piece.
             run_start, run_tokens = self._heading_run()
-            room = self._section_budget(self.atom_section[run_start]) - run_tokens
+            room = self._section_cap(self.atom_section[run_start]) - run_tokens
             if block.tokens > room >= 1:
                 cut, first_limit = True, min(first_limit, room)
         if not cut:
             self._push(unit, section, index, block.level if block.kind == "heading" else 0)
             return
-        pieces = self.packing.cut(block, first_limit, budget)
+        pieces = self.packing.cut(block, first_limit, cap)
         for n, piece in enumerate(pieces):
             last = n == len(pieces) - 1
             level = block.level if block.kind == "heading" and piece.start == block.start else 0
@@ -455,10 +455,10 @@ class _Row:
             starts[block] = atom
         inside: set[int] = set()
         for index, section in enumerate(self.sections):
-            if index and section.tokens <= self._section_budget(index):
+            if index and section.tokens <= self._section_cap(index):
                 stop = starts.get(section.end, len(self.atoms))
                 inside.update(range(starts[section.first] + 1, stop))
-            elif index and section.own_tokens <= self._section_budget(index):
+            elif index and section.own_tokens <= self._section_cap(index):
                 stop = starts.get(section.direct_end, len(self.atoms))
                 inside.update(range(starts[section.first] + 1, stop))
         return inside
@@ -524,7 +524,7 @@ class _Row:
         target, hard_cap, small = self.target, self.hard_cap, self.small
         boundary, must, sums, inside = self.boundary, self.must, self.sums, self.inside
         preamble = self.preamble_atoms
-        preamble_joins = 0 < preamble < n and sums[preamble] - atoms[preamble - 1].join < min(SMALL_TOKENS, target // 4)
+        preamble_joins = 0 < preamble < n and sums[preamble] - atoms[preamble - 1].join < small_size(target)
         per_chunk = CHUNK_COST
         sizes = _size_costs(target, hard_cap, small)  # a chunk over the hard cap (one atom too big) is past the end
         opens = [p for p in range(n + 1) if boundary[p] < FORBIDDEN]  # 0 and n among them
@@ -674,9 +674,9 @@ class _Row:
         small = self.small
         boundary, must, sums, inside = self.boundary, self.must, self.sums, self.inside
         preamble = self.preamble_atoms
-        preamble_joins = 0 < preamble < n and sums[preamble] - atoms[preamble - 1].join < min(SMALL_TOKENS, target // 4)
+        preamble_joins = 0 < preamble < n and sums[preamble] - atoms[preamble - 1].join < small_size(target)
         first, parent, section_of, block_of = self.first, self.parent, self.atom_section, self.atom_block
-        in_budget, budget = self.packing.options.breadcrumb_in_budget, self._section_budget
+        in_budget, cap = self.packing.options.breadcrumb_in_budget, self._section_cap
         per_chunk, sizes = CHUNK_COST, _size_costs(target, hard_cap, small)
         best = [_INFINITY] * (n + 1)
         best[0] = 0.0
@@ -703,7 +703,7 @@ class _Row:
                         section = parent[section]
                     tokens = end - sums[i]
                     cost = best[i] - inside[i + 1] + inside[k]  # summed as _open_programme sums it
-                    if cost >= found or (i < k - 1 and tokens > budget(section)):
+                    if cost >= found or (i < k - 1 and tokens > cap(section)):
                         continue
                     cost += fixed + (sizes[tokens] if tokens <= hard_cap else _size_term(tokens, target, small))
                     if cost < found:

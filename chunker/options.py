@@ -15,9 +15,22 @@ from typing import Any
 from chunker.errors import ConfigError
 from chunker.tokens import DEFAULT_TOKENIZER, tokenizer_name
 
-__all__ = ["DEFAULT_HARD_CAP", "DEFAULT_STRATEGY", "DEFAULT_TARGET", "MIN_HARD_CAP", "STRATEGIES", "ChunkOptions"]
+__all__ = [
+    "DEFAULT_HARD_CAP",
+    "DEFAULT_STRATEGY",
+    "DEFAULT_TARGET",
+    "MIN_HARD_CAP",
+    "SMALL_TOKENS",
+    "STRATEGIES",
+    "ChunkOptions",
+    "small_size",
+]
 
 MIN_HARD_CAP = 16  # room for a re-opened fence or a repeated header around real content
+# The small size (docs/method.md §5 step 9): a chunk, or a piece of a cut block, under
+# small_size(target) tokens joins a neighbour when it can, whatever min_tokens says (RAG users count
+# chunks under about 50 tokens as defects); the app marks such chunks, and the peer metrics count them.
+SMALL_TOKENS = 50
 # Packing strategies (docs/method.md §5a): "balanced" the hierarchical greedy packing (chunker.balanced),
 # "optimal" boundaries chosen by dynamic programming (chunker.optimal), "reference"
 # markdown-object's packing less its defects (chunker.reference). The default retrieves best
@@ -31,6 +44,12 @@ DEFAULT_STRATEGY = "optimal"
 # reads; docs/method.md §5a, "Why the default target is 384").
 DEFAULT_HARD_CAP = 1024
 DEFAULT_TARGET = 384
+
+
+def small_size(size: int) -> int:
+    """The small size for chunks packed to ``size`` tokens (the target; for a cut block, its piece limit):
+    ``SMALL_TOKENS``, or a quarter of ``size`` when that is less."""
+    return min(SMALL_TOKENS, size // 4)
 
 
 _LABELS = {"hard_cap": "hard cap", "min_tokens": "minimum chunk", "breadcrumb_in_budget": "breadcrumb in budget"}

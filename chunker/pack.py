@@ -31,19 +31,27 @@ from chunker.chunkset import Chunk, ChunkSet
 from chunker.collector import collector_paused
 from chunker.context import breadcrumb_line, nearest_clause
 from chunker.cut import sentence_starts
-from chunker.drafts import SMALL_TOKENS, Counted, Draft, Packing, Unit, joinable, running_sizes
+from chunker.drafts import Counted, Draft, Packing, Unit, joinable, running_sizes
 from chunker.errors import ConfigError
 from chunker.hierarchy import outline
 from chunker.model import CacheSlot, Document
-from chunker.options import DEFAULT_HARD_CAP, DEFAULT_STRATEGY, DEFAULT_TARGET, MIN_HARD_CAP, STRATEGIES, ChunkOptions
+from chunker.options import (
+    DEFAULT_HARD_CAP,
+    DEFAULT_STRATEGY,
+    DEFAULT_TARGET,
+    MIN_HARD_CAP,
+    STRATEGIES,
+    ChunkOptions,
+    small_size,
+)
 from chunker.parse import unclosed_fence
 from chunker.spans import Span
 from chunker.strategies import REGISTRY
 from chunker.tokens import tokenizer_name
+from chunker.version import __version__
 
-__all__ = ["DEFAULT_STRATEGY", "ENGINE_VERSION", "MIN_HARD_CAP", "STRATEGIES", "chunk", "chunk_with"]
+__all__ = ["DEFAULT_STRATEGY", "MIN_HARD_CAP", "STRATEGIES", "chunk", "chunk_with"]
 
-ENGINE_VERSION = "0.3.0"
 # Text that would open a block (heading, quote, list item, table row, HTML, fence) at the
 # start of a chunk: an overlap never starts there, though it may inside a sentence of its source.
 _BLOCK_OPENER = re.compile(r"[#>|<]|[-+*](?:\s|\Z)|\d{1,9}[.)](?:\s|\Z)|[`~]{3}")
@@ -105,7 +113,7 @@ def chunk_with(doc: Document, options: ChunkOptions) -> ChunkSet:
             drafts = join_small_preamble(drafts, packing)
         counted = join_small(exact_counts(drafts, packing), packing)
         chunks = to_chunks(counted, overlaps(counted, packing), packing)
-    config = options.config(doc.tokenizer.name, ENGINE_VERSION)
+    config = options.config(doc.tokenizer.name, __version__)
     return ChunkSet(chunks, doc.metadata(), config, lambda: outline(doc), doc.text)  # the outline on first use
 
 
@@ -124,7 +132,7 @@ def merge_siblings(drafts: list[Draft], packing: Packing) -> list[Draft]:
             and prev.preamble == draft.preamble
             and prev.group == draft.group
             and prev.tokens + prev.units[-1].join + draft.tokens
-            <= packing.budget(prev.path if prev.key == draft.key else prev.path[: len(prev.group) + 1])
+            <= packing.cap(prev.path if prev.key == draft.key else prev.path[: len(prev.group) + 1])
         ):
             prev.tokens += prev.units[-1].join + draft.tokens
             prev.units.extend(draft.units)
@@ -144,11 +152,11 @@ def join_small_preamble(drafts: list[Draft], packing: Packing) -> list[Draft]:
     if len(drafts) < 2 or not drafts[0].preamble or drafts[1].preamble:
         return drafts
     preamble, first = drafts[0], drafts[1]
-    if preamble.tokens >= min(SMALL_TOKENS, packing.target // 4) or not joinable(preamble.units[-1], first.units[0]):
+    if preamble.tokens >= small_size(packing.target) or not joinable(preamble.units[-1], first.units[0]):
         return drafts
     top = (packing.doc.name,)
     tokens = preamble.tokens + preamble.units[-1].join + first.tokens
-    if tokens > packing.budget(top):
+    if tokens > packing.cap(top):
         return drafts
     return [Draft(top, units=[*preamble.units, *first.units], tokens=tokens), *drafts[2:]]
 
@@ -208,7 +216,7 @@ def _squeezed(item: Counted, packing: Packing) -> Counted:
 def join_small(items: list[Counted], packing: Packing) -> list[Counted]:
     """Join each small chunk to a neighbour when the joined chunk fits the cap.
 
-    Small is under ``min(SMALL_TOKENS, target // 4)`` tokens, always, or under
+    Small is under ``small_size(target)`` tokens, always, or under
     ``min_tokens``. Of the two neighbours the one sharing the deeper section
     wins, then the one giving the smaller result, then the previous one; this is
     repeated while the joined chunk is still small. A small chunk that no neighbour

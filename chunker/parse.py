@@ -38,7 +38,7 @@ from chunker import fastparse
 from chunker.collector import collector_paused
 from chunker.model import Block, BlockSpans, Document, Section, cumulative_tokens, new_blocks, new_section
 from chunker.spans import SourceMap, line_bounds
-from chunker.tokens import TextCounts, Tokenizer, get_tokenizer
+from chunker.tokens import TextCounts, Tokenizer, TokenizerLike, get_tokenizer
 
 __all__ = ["InnerNode", "fence_closes", "inner_structure", "parse", "unclosed_fence"]
 
@@ -84,7 +84,7 @@ def _inline_parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable(["strikethrough"])
 
 
-def parse(text: str, name: str = "document.md", tokenizer: Any = None) -> Document:
+def parse(text: str, name: str = "document.md", tokenizer: TokenizerLike = None) -> Document:
     """Parse Markdown ``text`` into a Document with spans and token counts.
 
     ``tokenizer`` is an encoding name, model name, callable ``str -> int`` or

@@ -1,8 +1,8 @@
 """Reference packing (docs/method.md §5a, ``strategy="reference"``): markdown-object's outcomes, less its defects.
 
 Steps 2–6 of docs/method.md §5 exactly as markdown-object's ``HierarchicalChunker`` does them
-(``../shared/reference/markdown-object-ARCHITECTURE.md``: ``processHeading``; its code also
-has ``processChildren`` for the document and ``mergeSiblingChunks`` for step 6):
+(github.com/benbjurstrom/markdown-object, ``src/Chunking/HierarchicalChunker.php``: ``processHeading``,
+``processChildren`` for the document and ``mergeSiblingChunks`` for step 6):
 
 - **Document** (``processChildren``). When there is a preamble *and* there are headings and
   all of it fits the hard cap: one chunk, breadcrumb ``[name]``. Otherwise the preamble is
@@ -84,7 +84,7 @@ def reference_walk(packing: Packing) -> list[Draft]:
         whole = Draft(top, preamble=True)
         for unit in (*preamble, packing.sections_unit(root)):
             whole.add(unit)
-        if whole.tokens <= packing.budget(top):
+        if whole.tokens <= packing.cap(top):
             return [whole]
     walk = _ReferenceWalk(packing, Draft(top, preamble=True))
     for unit in preamble:
@@ -93,7 +93,7 @@ def reference_walk(packing: Packing) -> list[Draft]:
     for section in root.children:
         path, key = (doc.name, section.title), (section.first,)
         walk.acc = Draft(path, key=key)
-        if section.tokens <= packing.budget(path):  # processHeading: all of it fits
+        if section.tokens <= packing.cap(path):  # processHeading: all of it fits
             walk.acc.add(packing.section_unit(section))
             walk.flush(path, key)
         else:
@@ -121,12 +121,12 @@ class _ReferenceWalk(GreedyWalk):
     def pack_child(self, child: Section, path: tuple[str, ...], key: tuple[int, ...]) -> None:
         """One child of the section being opened (``path``): inlined whole, the start of the next chunk, or opened."""
         unit = self.packing.section_unit(child)
-        if self.acc.cost_of(unit) <= self.room():
+        if self.acc.cost_of(unit) <= self.cap():
             self.acc.add(unit)  # inlined whole: the path is not deepened
             return
         if not self.acc.only_headings:  # headings alone wait for the child's content: opened with them
             self.flush(path, key)
-            if child.tokens <= self.packing.budget(path):
+            if child.tokens <= self.packing.cap(path):
                 self.acc.add(unit)  # fits alone: starts the next chunk, under the path of the section opened
                 return
         self.open(child, (*path, child.title), (*key, child.first))

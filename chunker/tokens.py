@@ -27,7 +27,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import itemgetter
-from typing import Any
+from typing import Any, Protocol, TypeAlias
 
 from chunker.errors import TokenizerError
 
@@ -42,7 +42,9 @@ __all__ = [
     "DEFAULT_TOKENIZER",
     "HF_PREFIX",
     "TextCounts",
+    "TokenCounter",
     "Tokenizer",
+    "TokenizerLike",
     "get_tokenizer",
     "hf_tokenizer_from_json",
     "pretoken_tail",
@@ -517,9 +519,18 @@ def _count_short(count: Callable[[str], int], text: str) -> int:
     return count(text) if len(text) > 64 else _cached_count(count, text)
 
 
-def get_tokenizer(
-    tokenizer: str | os.PathLike[str] | Callable[[str], int] | Tokenizer | None = None,
-) -> Tokenizer:
+class TokenCounter(Protocol):
+    """Anything that counts the tokens of a text: ``counter(text) -> int`` (a model's own counting function)."""
+
+    def __call__(self, text: str, /) -> int: ...
+
+
+TokenizerLike: TypeAlias = "str | os.PathLike[str] | TokenCounter | Tokenizer | None"
+"""What the engine takes as a tokenizer, wherever it takes one (:func:`get_tokenizer` resolves it): an encoding
+or model name, a path to a tokenizer.json, a :class:`TokenCounter`, a :class:`Tokenizer`, or None (``cl100k_base``)."""
+
+
+def get_tokenizer(tokenizer: TokenizerLike = None) -> Tokenizer:
     """Resolve an encoding name, model name, tokenizer.json path, callable or Tokenizer into a Tokenizer.
 
     Raises :class:`TokenizerError` naming the value and the fix when it cannot be loaded.

@@ -56,7 +56,7 @@ def _quality(text: str, pieces: Sequence[peers.PeerChunk], count: Callable[[str]
         ("open fences", m.unbalanced_fence),
         ("table pieces without header", m.headless_table),
         ("heading only", m.heading_only),
-        (f"under {peer_metrics.SMALL_TOKENS} tokens", m.small),
+        (f"under {chunker.SMALL_TOKENS} tokens", m.small),
     ]
     return " · ".join(f"⚠ {n} {what}" if n else f"0 {what}" for what, n in parts)
 

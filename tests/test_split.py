@@ -332,3 +332,17 @@ def test_a_fence_with_a_blank_body_is_never_cut_into_bare_fence_lines(strategy: 
         assert chunks[-1].markdown.endswith("```\n\n```")
         assert all(unclosed_fence(c.markdown) == "" for c in chunks), [c.markdown for c in chunks]
         assert "heading_only" in chunks[0].flags
+
+
+@pytest.mark.parametrize("strategy", chunker.STRATEGIES)
+def test_a_block_of_no_break_spaces_cut_below_its_count_keeps_them(strategy: str) -> None:
+    """Found by Hypothesis: a paragraph of no-break spaces ("\\xa0\\n\\xa0", 2 tokens: content to
+    Markdown) cut at target 1 gave no piece at all, since the cutter read its lines and pieces as
+    blank with Python's notion of white space (str.strip, \\s), and the packing failed on the
+    empty cut (IndexError). Blank is now Markdown's: spaces, tabs, form feeds, line breaks."""
+    for text in ["\xa0\n\xa0", "Alpha.\n\n\xa0\n\xa0\n\n> Beta.", "\xa0 \xa0 \xa0 \xa0 \xa0"]:
+        doc = chunker.parse(text, name="gen.md")
+        for target, cap in [(1, 16), (1, 47), (2, 16)]:
+            chunks = chunker.chunk(doc, target, cap, strategy=strategy)
+            check_chunk_set(doc, chunks, cap)
+            assert "\xa0" in "".join(c.markdown for c in chunks)

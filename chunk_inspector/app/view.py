@@ -34,7 +34,6 @@ __all__ = [
     "PAGE_ROWS",
     "PALETTE",
     "RENDERED_CSS",
-    "TINY_DEFAULT",
     "ChunkSpans",
     "Outline",
     "archive_names",
@@ -61,7 +60,6 @@ __all__ = [
     "tree_rows",
 ]
 
-TINY_DEFAULT = 50  # below this many tokens a chunk is shown as tiny when no min_tokens is set
 # Rows of a table sent to the browser at once: a 5 MB document has 11,000 chunks and 18,000 sections, and
 # the whole of both tables, sent again at every move, cost the server and the browser more than the re-pack.
 PAGE_ROWS = 1_000
@@ -79,7 +77,7 @@ PALETTE = (
 
 def tiny_below(options: chunker.ChunkOptions) -> int:
     """The size under which the app calls a chunk tiny: the options' minimum chunk, else the small size."""
-    return options.min_tokens or TINY_DEFAULT
+    return options.min_tokens or chunker.SMALL_TOKENS
 
 
 # -- untrusted text in Markdown ---------------------------------------------------
@@ -171,7 +169,9 @@ def chunk_label(chunk: chunker.Chunk) -> str:
     )
 
 
-def chunk_rows(doc: chunker.Document, chunks: Sequence[chunker.Chunk], tiny_below: int = TINY_DEFAULT) -> pd.DataFrame:
+def chunk_rows(
+    doc: chunker.Document, chunks: Sequence[chunker.Chunk], tiny_below: int = chunker.SMALL_TOKENS
+) -> pd.DataFrame:
     """One row per chunk of ``doc``: id, section (:func:`section_path`), tokens, lines, bytes, flags."""
     outline = Outline.of(doc)
     return pd.DataFrame(
@@ -350,7 +350,7 @@ def _chunks_holding(
     ]
 
 
-def summary(chunks: Sequence[chunker.Chunk], tiny_below: int = TINY_DEFAULT) -> dict[str, int]:
+def summary(chunks: Sequence[chunker.Chunk], tiny_below: int = chunker.SMALL_TOKENS) -> dict[str, int]:
     """Chunk count, total tokens, min/median/p95/max tokens, chunks with warnings, tiny chunks."""
     sizes = sorted(c.token_count for c in chunks)
     if not sizes:
@@ -528,7 +528,7 @@ def source_html(
     selected: int | None = None,
     highlight: tuple[int, int] | None = None,
     excerpts: Sequence[tuple[int, int]] = (),
-    tiny_below: int = TINY_DEFAULT,
+    tiny_below: int = chunker.SMALL_TOKENS,
 ) -> str:
     """The source of chunks ``first..last`` (inclusive), each region coloured, with line numbers.
 
@@ -671,7 +671,7 @@ def sweep(
     targets: Iterable[int],
     caps: Iterable[int],
     options: chunker.ChunkOptions,
-    tiny_below: int = TINY_DEFAULT,
+    tiny_below: int = chunker.SMALL_TOKENS,
     progress: Callable[[float, str], None] | None = None,
 ) -> pd.DataFrame:
     """Chunk ``doc`` at every ``target <= hard_cap`` of the grid, with ``options`` otherwise; one row of

@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from chunk_inspector.peers.chunkers import PeerChunk
+from chunker import SMALL_TOKENS
 
 __all__ = [
-    "SMALL_TOKENS",
     "ChunkMetrics",
     "Table",
     "coverage",
@@ -34,8 +34,6 @@ __all__ = [
     "source_tables",
     "unbalanced_fence",
 ]
-
-SMALL_TOKENS = 50
 
 # Container prefixes a fence may sit behind: block quote markers, indentation, one list marker.
 _FENCE_OPEN = re.compile(r"^(?:[ \t]*>)*[ \t]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?(?P<fence>`{3,}|~{3,})(?P<info>.*)$")

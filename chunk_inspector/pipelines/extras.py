@@ -72,7 +72,9 @@ def chunk_metadata(chunks: chunker.ChunkSet, chunk: chunker.Chunk) -> dict[str, 
     }
 
 
-def options_of(options: chunker.ChunkOptions | None, tokenizer: Any, keywords: dict[str, Any]) -> chunker.ChunkOptions:
+def options_of(
+    options: chunker.ChunkOptions | None, tokenizer: chunker.TokenizerLike, keywords: dict[str, Any]
+) -> chunker.ChunkOptions:
     """The one options value an adapter chunks with: ``options`` as given, or built from its keywords and a
     tokenizer's name (a callable tokenizer is passed to the parse apart: a name cannot hold it). Raises
     :class:`chunker.ConfigError` for bad options, both forms at once, or a tokenizer that cannot be loaded."""

@@ -69,7 +69,7 @@ class MarkdownChunkSplitter(TextSplitter):
         self,
         *,
         options: chunker.ChunkOptions | None = None,
-        tokenizer: Any = None,
+        tokenizer: chunker.TokenizerLike = None,
         name: str = "document.md",
         add_start_index: bool = False,
         **keywords: Any,

@@ -84,7 +84,7 @@ class MarkdownChunkNodeParser(NodeParser):
 
     target: int = chunker.DEFAULT_TARGET
     hard_cap: int = chunker.DEFAULT_HARD_CAP
-    tokenizer: Any = "cl100k_base"
+    tokenizer: Any = "cl100k_base"  # a chunker.TokenizerLike; Any, as pydantic builds no schema for a Protocol
     options: dict[str, Any] = Field(default_factory=dict)
     _checked: Any = PrivateAttr(default=None)  # the options' one value, made by model_post_init
     include_sections: bool = False

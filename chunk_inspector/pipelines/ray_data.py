@@ -90,13 +90,15 @@ class ChunkRows:
     ``pyarrow.Table`` of :func:`schema`.
     """
 
-    def __init__(self, options: chunker.ChunkOptions | None = None, *, tokenizer: Any = None, **keywords: Any) -> None:
+    def __init__(
+        self, options: chunker.ChunkOptions | None = None, *, tokenizer: chunker.TokenizerLike = None, **keywords: Any
+    ) -> None:
         if options is not None and (keywords or tokenizer is not None):
             raise chunker.ConfigError("give either a ChunkOptions or its keywords, not both")
         named = tokenizer if isinstance(tokenizer, str) else None
         self.options = options or chunker.ChunkOptions(tokenizer=named, **keywords)
         # What parses on the workers (a name travels better than a loaded tokenizer): checked here, loaded there.
-        self.tokenizer: Any = tokenizer if tokenizer is not None else self.options.tokenizer
+        self.tokenizer: chunker.TokenizerLike = tokenizer if tokenizer is not None else self.options.tokenizer
         chunker.get_tokenizer(self.tokenizer)
 
     def __call__(self, data: Any) -> Any:

@@ -3,7 +3,7 @@
 Each piece is a verbatim slice of the source with its own span, plus only what the engine must
 add: a re-opened code fence (prefix) and its closing fence (suffix), or a repeated table header
 (prefix). A block that must become k pieces is cut into k of about even size, each cut at the
-best boundary near its share (no short last piece), and a piece still under ``SLIVER_TOKENS``
+best boundary near its share (no short last piece), and a piece still under the small size (``small_size``)
 joins a neighbour within the hard cap. Each kind of block has its rule, in its own module; the
 boundaries, best first:
 
@@ -25,12 +25,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from chunker.cut import code, containers, html, tables, text
-from chunker.cut.cutter import LINE, SLIVER_TOKENS, CutCache, Cutter, NodeCut, Piece, cut_cache
+from chunker.cut.cutter import LINE, CutCache, Cutter, NodeCut, Piece, cut_cache
 from chunker.cut.mend import join_slivers, join_stray_fences
 from chunker.cut.text import sentence_starts
 from chunker.model import Block, Document
 
-__all__ = ["SLIVER_TOKENS", "CutCache", "Piece", "cut_block", "cut_cache", "sentence_starts"]
+__all__ = ["CutCache", "Piece", "cut_block", "cut_cache", "sentence_starts"]
 
 NODE_CUTTERS: dict[str, NodeCut] = {
     "code": code.cut_node,
@@ -76,22 +76,22 @@ def cut_block(
     limit: int,
     *,
     repeat_table_header: bool = True,
-    budget: int | None = None,
+    cap: int | None = None,
 ) -> list[Piece]:
     """Cut ``block`` into pieces: the first within ``first_limit`` tokens, the rest within ``limit``.
 
     Pieces are in order, non-overlapping, and together hold every non-blank
     character of the block; they are of about even size (see ``Cutter.pack``). A
-    sliver (under ``SLIVER_TOKENS`` and a quarter of ``limit``) is joined with a
+    sliver (under ``small_size(limit)``) is joined with a
     neighbour, and so is a piece that would open a code fence its source does not
-    (a fence-like line inside HTML or text), while the result stays within ``budget``
+    (a fence-like line inside HTML or text), while the result stays within ``cap``
     (the chunk's share of the hard cap, default ``limit``; the first piece: ``first_limit``).
     """
     cutter = Cutter(doc, repeat_table_header, NODE_CUTTERS, text.cut_node)
     flag, cut = BLOCK_CUTTERS[block.kind]
     pieces = cut(cutter, block, first_limit, limit, flag)
-    budget = limit if budget is None else budget
-    pieces = join_slivers(doc, pieces, first_limit, limit, budget)
+    cap = limit if cap is None else cap
+    pieces = join_slivers(doc, pieces, first_limit, limit, cap)
     if block.kind == "code" or len(pieces) < 2:  # code pieces are re-fenced by construction
         return pieces
-    return join_stray_fences(doc, pieces, budget)
+    return join_stray_fences(doc, pieces, cap)

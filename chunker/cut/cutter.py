@@ -23,15 +23,16 @@ from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 
 from chunker.model import CacheSlot, Document
+from chunker.options import small_size
 from chunker.parse import InnerNode
 from chunker.tokens import ASCII_WORD
 
 __all__ = [
+    "BLANK",
     "LINE",
     "NON_BLANK",
     "PARAGRAPH",
     "SENTENCE",
-    "SLIVER_TOKENS",
     "STARTS_LINE_TEXT",
     "TOKEN",
     "WORD",
@@ -47,14 +48,16 @@ __all__ = [
     "share",
 ]
 
-NON_BLANK = re.compile(r"\S")
+# Blank as Markdown reads it: spaces, tabs, form feeds and line breaks. A no-break space, U+2028 or
+# U+001C is content (Python's str.strip and \s take them for white space): a line or piece of them is kept.
+BLANK = " \t\n\r\f\v"
+NON_BLANK = re.compile(r"[^ \t\n\r\f\v]")
 # A line with text: blanks (not line breaks), then a non-blank character.
-STARTS_LINE_TEXT = re.compile(r"[ \t\f\v]*[^\s]")
+STARTS_LINE_TEXT = re.compile(r"[ \t\f\v]*[^ \t\n\r\f\v]")
 _LINE_BREAK = re.compile(r"[\r\n]")
 _AFTER_WORD = re.compile(r"(?<=[0-9A-Za-z])[^0-9A-Za-z]*\Z")
 
 # A cut piece under this many tokens (and under a quarter of the limit) is a sliver: see mend.join_slivers.
-SLIVER_TOKENS = 50
 
 # A cut falls within this fraction of an even share of what is left (see ``Cutter._cut_after``).
 _BALANCE = 0.3
@@ -353,7 +356,7 @@ class Cutter:
         """
         pieces: list[Piece] = []
         run = self.run(atoms)
-        small = min(SLIVER_TOKENS, limit // 4)
+        small = small_size(limit)
         i = 0
         while i < len(atoms):
             cap = first_limit if not pieces else limit

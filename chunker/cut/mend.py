@@ -6,23 +6,24 @@ within the chunk's share of the hard cap.
 
 from __future__ import annotations
 
-from chunker.cut.cutter import SLIVER_TOKENS, Piece
+from chunker.cut.cutter import Piece
 from chunker.model import Document
+from chunker.options import small_size
 from chunker.parse import unclosed_fence
 
 __all__ = ["join_slivers", "join_stray_fences"]
 
 
-def join_slivers(doc: Document, pieces: list[Piece], first_limit: int, limit: int, budget: int) -> list[Piece]:
-    """Join each piece under ``min(SLIVER_TOKENS, limit // 4)`` to the neighbour giving the smaller piece.
+def join_slivers(doc: Document, pieces: list[Piece], first_limit: int, limit: int, cap: int) -> list[Piece]:
+    """Join each piece under ``small_size(limit)`` to the neighbour giving the smaller piece.
 
     Balanced cuts leave such a sliver only where the boundaries are coarse (an item's
     first line before its nested list, a big last atom). The joined piece must fit
-    ``budget`` (the first piece: ``first_limit``) and open no fence its parts did not; else
+    ``cap`` (the first piece: ``first_limit``) and open no fence its parts did not; else
     the sliver stays. Pieces with an added prefix or suffix join as at packing: what a
     piece added falls away where the source reads on.
     """
-    small = min(SLIVER_TOKENS, limit // 4)
+    small = small_size(limit)
     out = list(pieces)
     i = 0
     while i < len(out):
@@ -38,9 +39,7 @@ def join_slivers(doc: Document, pieces: list[Piece], first_limit: int, limit: in
             if not a.suffix and b.prefix and b.flag != "split_table":
                 continue  # a prefix that only the next piece's source can stand for
             joined = _joined(doc, a, b)
-            if joined.tokens > (first_limit if j == 0 else budget) or (
-                best is not None and joined.tokens >= best.tokens
-            ):
+            if joined.tokens > (first_limit if j == 0 else cap) or (best is not None and joined.tokens >= best.tokens):
                 continue
             markdown = joined.prefix + doc.text[joined.start : joined.end] + joined.suffix
             if unclosed_fence(markdown) and not any(
@@ -59,10 +58,10 @@ def join_slivers(doc: Document, pieces: list[Piece], first_limit: int, limit: in
 _FENCE_MARKS = ("```", "~~~")
 
 
-def join_stray_fences(doc: Document, pieces: list[Piece], budget: int) -> list[Piece]:
+def join_stray_fences(doc: Document, pieces: list[Piece], cap: int) -> list[Piece]:
     """Mend a piece that opens a fence its source does not (a fence-like line in HTML or text).
 
-    Join it with its neighbour (the previous first) while the result fits ``budget``; if
+    Join it with its neighbour (the previous first) while the result fits ``cap``; if
     neither fits, close the fence in the suffix; if even that does not fit, flag it.
     """
     text, first, stop = doc.text, pieces[0].start, pieces[-1].end
@@ -81,12 +80,12 @@ def join_stray_fences(doc: Document, pieces: list[Piece], budget: int) -> list[P
             if 0 <= j < len(out):
                 a, b = (out[j], piece) if j < i else (piece, out[j])
                 joined = _joined(doc, a, b)
-                if joined.tokens <= budget:
+                if joined.tokens <= cap:
                     out[min(i, j) : max(i, j) + 1] = [joined]
                     i = min(i, j)
                     break
         else:
-            out[i] = _closed(doc, piece, fence, budget)
+            out[i] = _closed(doc, piece, fence, cap)
             i += 1
     return out
 
@@ -96,9 +95,9 @@ def _joined(doc: Document, a: Piece, b: Piece) -> Piece:
     return Piece(a.start, b.end, doc.tokenizer.count(markdown), a.prefix, b.suffix, a.flag, a.hard or b.hard)
 
 
-def _closed(doc: Document, piece: Piece, fence: str, budget: int) -> Piece:
+def _closed(doc: Document, piece: Piece, fence: str, cap: int) -> Piece:
     suffix = piece.suffix + "\n" + fence
     tokens = doc.tokenizer.count(piece.prefix + doc.text[piece.start : piece.end] + suffix)
-    if tokens <= budget:
+    if tokens <= cap:
         return Piece(piece.start, piece.end, tokens, piece.prefix, suffix, piece.flag, piece.hard)
     return Piece(piece.start, piece.end, piece.tokens, piece.prefix, piece.suffix, "unbalanced_fence", piece.hard)

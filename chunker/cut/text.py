@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 
-from chunker.cut.cutter import LINE, NON_BLANK, SENTENCE, TOKEN, WORD, Atom, Cutter, Descend, Make, Piece, share
+from chunker.cut.cutter import BLANK, LINE, NON_BLANK, SENTENCE, TOKEN, WORD, Atom, Cutter, Descend, Make, Piece, share
 from chunker.parse import InnerNode
 
 __all__ = ["cut_node", "cut_text", "cut_tokens", "descend_text", "sentence_starts"]
@@ -89,13 +89,13 @@ def cut_tokens(cutter: Cutter, start: int, end: int, first_limit: int, limit: in
                 break
             window *= 2
         piece_end = start + max(size, 1)  # always progress
-        kept = len(cutter.text[start:piece_end].rstrip())
+        kept = len(cutter.text[start:piece_end].rstrip(BLANK))
         if kept:
             body = cutter.text[start : start + kept]
             pieces.append(Piece(start, start + kept, cutter.count(body), flag=flag, hard=True))
             left -= pieces[-1].tokens
         start = piece_end
-        while start < end and cutter.text[start].isspace():
+        while start < end and cutter.text[start] in BLANK:
             start += 1
     return pieces
 
@@ -108,23 +108,23 @@ def sub_line_atoms(cutter: Cutter, start: int, end: int, level: int) -> list[Ato
     if level == SENTENCE:
         for match in _SENTENCE_END.finditer(segment):
             cut = match.end()
-            if segment[cursor:cut].strip():
+            if segment[cursor:cut].strip(BLANK):
                 atoms.append(_stripped(cutter, start, cursor, cut, SENTENCE))
             cursor = cut
     else:
         for match in _WORD_GAP.finditer(segment):
-            if segment[cursor : match.start()].strip():
+            if segment[cursor : match.start()].strip(BLANK):
                 atoms.append(Atom(start + cursor, start + match.start(), WORD, level=WORD))
             cursor = match.end()
-    if segment[cursor:].strip():
+    if segment[cursor:].strip(BLANK):
         atoms.append(_stripped(cutter, start, cursor, len(segment), level))
     return atoms
 
 
 def _stripped(cutter: Cutter, base: int, first: int, stop: int, level: int) -> Atom:
     segment = cutter.text[base + first : base + stop]
-    lead = len(segment) - len(segment.lstrip())
-    tail = len(segment.rstrip())
+    lead = len(segment) - len(segment.lstrip(BLANK))
+    tail = len(segment.rstrip(BLANK))
     return Atom(base + first + lead, base + first + tail, level, level=level)
 
 
