@@ -256,10 +256,10 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
         "Indexed text",
         list(INDEXES),
         key="eval_index",
-        default="markdown",
+        default="contextualize()",
         required=True,
-        help="What the retriever sees of a chunk: its markdown, or contextualize() (the breadcrumb line, then "
-        "the markdown).",
+        help="What the retriever sees of a chunk: contextualize() (the breadcrumb line, then the markdown: what "
+        "the engine gives an embedder), or its markdown alone.",
     )
     installed = peers.available_peers()
     with_peers = bool(installed) and st.toggle(
@@ -288,7 +288,7 @@ if loaded is None:
     st.session_state.pop("eval_loaded", None)
     st.stop()
 key, questions = loaded
-index_label = index_label or "markdown"
+index_label = index_label or "contextualize()"
 st.session_state.eval_loaded = (key, questions, retriever, index_label)  # Tune's fifth chart reads it
 
 names = list(questions.documents)

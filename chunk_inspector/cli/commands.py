@@ -35,7 +35,7 @@ from chunk_inspector.cli.corpus import (
 )
 from chunk_inspector.cli.diff import chunk_text, diff_json, diff_trees, find_pairs, format_diff
 from chunk_inspector.cli.progress import Progress
-from chunk_inspector.evaluate.metrics import BUDGET, METRICS, Contender, Evaluation, Index, K, evaluate
+from chunk_inspector.evaluate.metrics import BUDGET, DEFAULT_INDEX, METRICS, Contender, Evaluation, Index, K, evaluate
 from chunk_inspector.evaluate.questions import QuestionSet, load_question_set
 from chunk_inspector.evaluate.retrievers import RETRIEVERS, Retriever, get_retriever
 from chunk_inspector.files import DEFAULT_MAX_BYTES, MB, FileRefused, display, read_bytes, same_file, utf8_name
@@ -271,9 +271,9 @@ def _eval_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--index",
         choices=("markdown", "context", "both"),
-        default="markdown",
-        help="what is indexed of each engine chunk: its markdown (default), contextualize() "
-        "(breadcrumb line + markdown), or both as two rows",
+        default=DEFAULT_INDEX,
+        help="what is indexed of each engine chunk: contextualize() (breadcrumb line + markdown; default), "
+        "its markdown alone, or both as two rows",
     )
     parser.add_argument(
         "--peers", action="store_true", help="also every installed peer chunker at the same hard cap (and target)"

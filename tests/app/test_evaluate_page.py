@@ -25,7 +25,7 @@ def bundled() -> QuestionSet:
     return evaluate_view.load_bundled(SAMPLES)
 
 
-def expected(target: int = 384, cap: int = 1024, index: Index = "markdown") -> Evaluation:
+def expected(target: int = 384, cap: int = 1024, index: Index = "context") -> Evaluation:
     """What the evaluation layer computes on its own for these settings (the sidebar's other defaults)."""
     options = chunker.ChunkOptions(target, cap, tokenizer="cl100k_base")
     return evaluate(bundled(), Contender.engine(options, index), get_retriever("bm25"))
@@ -64,7 +64,7 @@ def test_the_bundled_set_is_measured_as_evaluate_measures_it(page: AppTest) -> N
     assert metric(page, "Precision Ω") == f"{mean['precision_omega']:.3f}"
     assert metric(page, "Chunks") == f"{len(expected().chunks):,}"
     table = page.dataframe[0].value
-    assert list(table["chunker"]) == ["engine 384/1024"]
+    assert list(table["chunker"]) == ["engine 384/1024 + breadcrumb"]
     assert table["recall@budget"][0] == round(mean["recall@budget"], 3)
     assert any("No peer chunker is installed" in c.value for c in page.caption)
 
@@ -91,11 +91,13 @@ def test_moving_the_hard_cap_re_evaluates(page: AppTest) -> None:
     assert metric(page, "Chunks") == f"{len(expected(384, 512).chunks):,}"
 
 
-def test_indexing_contextualize_measures_the_breadcrumb_text(page: AppTest) -> None:
-    page.segmented_control(key="eval_index").set_value("contextualize()").run()
+def test_contextualize_is_indexed_by_default_and_markdown_alone_on_request(page: AppTest) -> None:
+    assert page.segmented_control(key="eval_index").value == "contextualize()"
+    page.segmented_control(key="eval_index").set_value("markdown").run()
     assert not page.exception
-    assert metric(page, "Recall in budget") == f"{expected(index='context').mean()['recall@budget']:.3f}"
-    assert page.dataframe[0].value["chunker"][0] == "engine 384/1024 + breadcrumb"
+    assert metric(page, "Recall in budget") == f"{expected(index='markdown').mean()['recall@budget']:.3f}"
+    assert page.dataframe[0].value["chunker"][0] == "engine 384/1024"
+    assert expected(index="markdown").mean() != expected().mean()  # the two indexings measure differently
 
 
 def test_the_first_miss_is_open_with_its_excerpt_highlighted(page: AppTest) -> None:
@@ -174,12 +176,12 @@ def test_installed_peers_are_extra_rows_at_the_same_hard_cap(app: AppTest, monke
     app.switch_page("pages/evaluate.py").run()
     assert not app.exception
     table = app.dataframe[0].value
-    assert list(table["chunker"]) == ["engine 384/1024", "chonkie"]
+    assert list(table["chunker"]) == ["engine 384/1024 + breadcrumb", "chonkie"]
     want = evaluate(bundled(), Contender.of_peer("chonkie", 1024, 384), get_retriever("bm25")).mean()
     assert table["recall@budget"][1] == round(want["recall@budget"], 3)
-    assert list(app.dataframe[1].value["chunker"]) == ["engine 384/1024", "chonkie"]
+    assert list(app.dataframe[1].value["chunker"]) == ["engine 384/1024 + breadcrumb", "chonkie"]
     app.toggle(key="eval_peers").set_value(False).run()
-    assert list(app.dataframe[0].value["chunker"]) == ["engine 384/1024"]
+    assert list(app.dataframe[0].value["chunker"]) == ["engine 384/1024 + breadcrumb"]
     assert any("Peers off: chonkie" in c.value for c in app.caption)
 
 
