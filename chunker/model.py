@@ -15,7 +15,7 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import FrozenInstanceError, InitVar, dataclass, field
 from itertools import accumulate, repeat
 from operator import add, attrgetter
@@ -325,6 +325,13 @@ class DocumentCaches:
         """Keep ``value`` in ``slot``; returns it."""
         self._values[slot] = value
         return value
+
+    def get_or_make(self, slot: CacheSlot[_T], make: Callable[[], _T]) -> _T:
+        """What ``slot`` holds, made by ``make()`` and kept on first use."""
+        value = self._values.get(slot)
+        if value is None:
+            value = self._values[slot] = make()
+        return cast("_T", value)
 
     def by_name(self) -> dict[str, object]:
         """What the caches hold, by slot name (those filled so far)."""

@@ -65,10 +65,7 @@ _CODE: CacheSlot[CodeCutCache] = CacheSlot("code cuts")
 
 def code_cache(doc: Document) -> CodeCutCache:
     """The document's :class:`CodeCutCache`, made on first use."""
-    cache = doc.caches.get(_CODE)
-    if cache is None:
-        cache = doc.caches.put(_CODE, CodeCutCache())
-    return cache
+    return doc.caches.get_or_make(_CODE, CodeCutCache)
 
 
 def cut_node(

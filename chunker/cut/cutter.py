@@ -149,10 +149,7 @@ _CUTS: CacheSlot[CutCache] = CacheSlot("cuts")
 
 def cut_cache(doc: Document) -> CutCache:
     """The document's :class:`CutCache`, made on first use."""
-    cache = doc.caches.get(_CUTS)
-    if cache is None:
-        cache = doc.caches.put(_CUTS, CutCache())
-    return cache
+    return doc.caches.get_or_make(_CUTS, CutCache)
 
 
 Make = Callable[[int, int, "int | None"], Piece]
