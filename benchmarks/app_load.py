@@ -430,7 +430,8 @@ async def drive(url: str, sessions: list[Session], args: argparse.Namespace, mem
             await browser.close()
 
 
-def main() -> int:
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The options of this benchmark and of its ``--server-only`` run (benchmarks/app_load_server.py)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=8, help="browser sessions at once (default 8)")
     parser.add_argument("--seconds", type=float, default=60, help="each session moves sliders this long (default 60)")
@@ -449,15 +450,17 @@ def main() -> int:
         help="the server's CPU per move with one driving page on the --max-mb document (benchmarks/app_load_server.py)",
     )
     parser.add_argument("--compare-to", metavar="REF", help="--server-only: also serve REF's app, moves interleaved")
-    args = parser.parse_args()
+    return parser.parse_args(argv)
 
+
+def main() -> int:
+    args = parse_arguments()
     if not CORPUS.is_dir():
         print(f"skipped: the shared corpus is not there ({CORPUS}); this benchmark builds its documents from it")
         return 0
-    if args.server_only:
-        from benchmarks import app_load_server  # it imports this module
-
-        return app_load_server.main(args)
+    if args.server_only:  # its own module, which imports this one: run it, not imported back
+        server_only = Path(__file__).with_name("app_load_server.py")
+        os.execv(sys.executable, [sys.executable, str(server_only), *sys.argv[1:]])
     env = {cache.ENV_BUDGET: f"{args.budget_mb:g}"} if args.budget_mb else {}
     budget = cache.budget_from_env(env)
     load_before = os.getloadavg()[0]
