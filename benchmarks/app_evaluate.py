@@ -37,7 +37,7 @@ import chunker  # noqa: E402
 from benchmarks.engine import write_section  # noqa: E402
 from chunk_inspector.app import evaluate_view  # noqa: E402
 from chunk_inspector.app.frame import SIZES  # noqa: E402
-from chunk_inspector.evaluate.metrics import Contender, evaluate  # noqa: E402
+from chunk_inspector.evaluate.metrics import DEFAULT_INDEX, Contender, evaluate  # noqa: E402
 from chunk_inspector.evaluate.retrievers import get_retriever  # noqa: E402
 from chunk_inspector.peers.chunkers import available_peers  # noqa: E402
 from tests.browser.harness import IDLE, launch, metric, open_app, serve_app  # noqa: E402
@@ -74,10 +74,10 @@ def main() -> None:
     def shown(cap: int) -> tuple[str, str, float, float]:
         settings = chunker.ChunkOptions(TARGET, cap)
         start = time.perf_counter()
-        run = evaluate_view.run_engine(questions, settings, retriever, "markdown", lambda n, t: docs[n], repack)
+        run = evaluate_view.run_engine(questions, settings, retriever, DEFAULT_INDEX, lambda n, t: docs[n], repack)
         page_path = time.perf_counter() - start
         start = time.perf_counter()
-        evaluate(questions, Contender.engine(settings), retriever, parsed=docs)
+        evaluate(questions, Contender.engine(settings, DEFAULT_INDEX), retriever, parsed=docs)
         direct = time.perf_counter() - start
         ev = run.evaluation
         return f"{ev.mean()['recall@budget']:.3f}", f"{len(ev.chunks):,}", page_path, direct

@@ -50,7 +50,7 @@ from chunk_inspector.peers.chunkers import (  # noqa: E402
 from chunk_inspector.peers.metrics import ChunkMetrics, measure  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
-HARD_CAP, TARGET, SMALL = 512, 256, 50
+HARD_CAP, TARGET, SMALL = 512, 256, chunker.SMALL_TOKENS
 ENGINE = "chunk-inspector"
 ENGINE_MIN = "chunk-inspector, min_tokens=50"
 FLOOR = "floor"

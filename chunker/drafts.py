@@ -94,7 +94,7 @@ class Counted:
 class Packing:
     """A document being packed with its options: caps, breadcrumb lines, units, cuts and counts."""
 
-    def __init__(self, doc: Document, options: ChunkOptions, *, joins_small_chunks: bool = True) -> None:
+    def __init__(self, doc: Document, options: ChunkOptions, *, joins_small_chunks: bool) -> None:
         self.doc = doc
         self.blocks = doc.blocks
         self.options = options

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import FrozenInstanceError, InitVar, dataclass, field
 from itertools import accumulate, repeat
 from operator import add, attrgetter
-from typing import Any, ClassVar, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from chunker.errors import ChunkerError
 from chunker.spans import SourceMap, Span
@@ -293,12 +293,8 @@ class CacheSlot(Generic[_T]):
     """
 
     __slots__ = ("name",)
-    _names: ClassVar[set[str]] = set()  # every slot's name, so that two never share one
 
     def __init__(self, name: str) -> None:
-        if name in CacheSlot._names:
-            raise ValueError(f"a cache slot named {name!r} exists already")
-        CacheSlot._names.add(name)
         self.name = name
 
     def __repr__(self) -> str:

@@ -173,7 +173,7 @@ def cost_terms(doc: Document, options: ChunkOptions, chunk: Chunk) -> CostTerms 
     None when the chunk does not start and end at boundaries of the packing's row of atoms
     (a chunk of another strategy or other options).
     """
-    row = _Row(Packing(doc, options))
+    row = _Row(Packing(doc, options, joins_small_chunks=True))
     own_start = chunk.char_span[0] if chunk.overlap_span is None else chunk.overlap_span[1]
     starts = [a.start for a in row.atoms]
     i = bisect_left(starts, own_start)  # with an overlap, its own text starts at the first atom after it

@@ -27,9 +27,10 @@ __all__ = [
 ]
 
 MIN_HARD_CAP = 16  # room for a re-opened fence or a repeated header around real content
-# The small size (docs/method.md §5 step 9): a chunk, or a piece of a cut block, under
+# The small size (docs/method.md §5 step 6): a chunk, or a piece of a cut block, under
 # small_size(target) tokens joins a neighbour when it can, whatever min_tokens says (RAG users count
-# chunks under about 50 tokens as defects); the app marks such chunks, and the peer metrics count them.
+# chunks under about 50 tokens as defects). SMALL_TOKENS alone is what the app marks as tiny (when no
+# min_tokens is set) and what the peer metrics count as small, whatever the target.
 SMALL_TOKENS = 50
 # Packing strategies (docs/method.md §5a): "balanced" the hierarchical greedy packing (chunker.balanced),
 # "optimal" boundaries chosen by dynamic programming (chunker.optimal), "reference"

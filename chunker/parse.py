@@ -490,7 +490,8 @@ def _from_raw(raw: Sequence[fastparse.RawInner], offset: int, stop_of: Callable[
 
 
 # A line starts after "\n", "\r\n" or a lone "\r", as markdown-it reads line ends.
-_FENCE_LIKE = re.compile(r"(?:^|(?<=\r))[ \t>]*(?:`{3,}|~{3,})", re.MULTILINE)
+# Behind quote markers, indentation and list markers ("- ```" opens a fence inside its item).
+_FENCE_LIKE = re.compile(r"(?:^|(?<=\r))(?:[ \t>]|(?:[-+*]|\d{1,9}[.)])[ \t])*(?:`{3,}|~{3,})", re.MULTILINE)
 _LINE_END = re.compile(r"\r\n?|\n")
 _LIST_MARKER = re.compile(r"[-*+]|\d{1,9}[.)]")
 

@@ -525,7 +525,7 @@ class TokenCounter(Protocol):
     def __call__(self, text: str, /) -> int: ...
 
 
-TokenizerLike: TypeAlias = "str | os.PathLike[str] | TokenCounter | Tokenizer | None"
+TokenizerLike: TypeAlias = str | os.PathLike[str] | TokenCounter | Tokenizer | None
 """What the engine takes as a tokenizer, wherever it takes one (:func:`get_tokenizer` resolves it): an encoding
 or model name, a path to a tokenizer.json, a :class:`TokenCounter`, a :class:`Tokenizer`, or None (``cl100k_base``)."""
 

@@ -26,7 +26,7 @@ def main() -> None:
     parser.add_argument("--target", type=int, default=256)
     parser.add_argument("--hard-cap", type=int, default=512)
     parser.add_argument("--min-tokens", type=int, default=0)
-    parser.add_argument("--under", type=int, default=50)
+    parser.add_argument("--under", type=int, default=chunker.SMALL_TOKENS)
     args = parser.parse_args()
     found = 0
     for path in sorted(args.corpus.rglob("*.md")):

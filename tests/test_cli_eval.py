@@ -61,11 +61,12 @@ def test_the_table_shows_the_same_recall_as_the_library(tmp_path: Path, capsys: 
     assert code == 0
     qs = load_question_set(path, tmp_path / "docs")
     ev = evaluate(qs, Contender.engine(chunker.ChunkOptions(16, 32)), BM25Retriever())
-    row = next(line for line in out.splitlines() if line.startswith("engine 16/32 "))
-    cells = row.split()
-    assert cells[2] == str(len(ev.chunks))
-    assert cells[3] == f"{ev.mean()['recall@k']:.3f}"
-    assert cells[6] == f"{ev.mean()['recall@budget']:.3f}"
+    assert ev.contender.index == "context"  # what the CLI indexes by default, as the library does
+    row = next(line for line in out.splitlines() if line.startswith("engine 16/32 + breadcrumb "))
+    cells = row.removeprefix("engine 16/32 + breadcrumb").split()
+    assert cells[0] == str(len(ev.chunks))
+    assert cells[1] == f"{ev.mean()['recall@k']:.3f}"
+    assert cells[4] == f"{ev.mean()['recall@budget']:.3f}"
     assert "recall@budget per kind (prose 2, code 1 questions)" in out
     assert out.startswith("set.jsonl: 3 questions over 1 documents, bm25, k=5, budget=1024 tokens")
 

@@ -31,7 +31,7 @@ SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 def test_the_terms_of_every_chunk_add_up_to_the_least_total_cost(name: str, target: int, hard_cap: int) -> None:
     doc = chunker.parse((SAMPLES / name).read_text(encoding="utf-8"), name=name)
     options = chunker.ChunkOptions(target, hard_cap)
-    row = _Row(Packing(doc, options))
+    row = _Row(Packing(doc, options, joins_small_chunks=True))
     cuts = row.solve()
     chunks = chunker.chunk_with(doc, options)
     terms = [cost_terms(doc, options, c) for c in chunks]

@@ -138,7 +138,7 @@ def test_engine_chunks_keep_their_spans_and_bm25_finds_the_answer() -> None:
         "jsonl",
         {"guide.md": GUIDE},
     )
-    contender = Contender.engine(chunker.ChunkOptions(16, 32))
+    contender = Contender.engine(chunker.ChunkOptions(16, 32), index="markdown")
     chunks = index_chunks(contender, questions.documents)
     for c in chunks:
         assert c.char_span is not None

@@ -130,7 +130,9 @@ def test_recall_sweep_matches_evaluate_at_every_point() -> None:
     recalls = evaluate_view.recall_sweep(questions, docs, grid, options, get_retriever("bm25"), "markdown")
     for (target, cap), recall in zip(grid[:2], recalls[:2], strict=True):
         want = evaluate(
-            questions, Contender.engine(chunker.ChunkOptions(target, cap, overlap=10)), get_retriever("bm25")
+            questions,
+            Contender.engine(chunker.ChunkOptions(target, cap, overlap=10), index="markdown"),
+            get_retriever("bm25"),
         )
         assert recall == want.mean()["recall@budget"]
     assert recalls[2] is None, "overlap 10 does not fit under half a cap of 16"

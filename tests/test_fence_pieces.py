@@ -262,3 +262,13 @@ def test_fence_line_after_a_lone_carriage_return_in_html_is_mended(strategy: str
     for chunk in chunker.chunk(doc, 1, 16, strategy=strategy):
         assert not unclosed_fence(chunk.markdown) or "unbalanced_fence" in chunk.flags, repr(chunk.markdown)
     assert unclosed_fence(">\r```") == "```"
+
+
+def test_a_fence_opened_behind_a_list_marker_is_seen() -> None:
+    """Found in review: the mender's pre-check allowed quote markers and indentation before a fence
+    line, not a list marker, so a piece ending in an item that opens a fence ("- ```") was not mended."""
+    assert unclosed_fence("- ```\ncode") == "  ```"
+    assert unclosed_fence("1. ```py\nx") == "   ```"
+    assert unclosed_fence("> - ```\nx") == ">   ```"
+    assert unclosed_fence("- ```\nx\n  ```") == "  ```"  # "x" ends the item: its fence and the next stay open
+    assert unclosed_fence("- ```\n  x\n  ```") == ""

@@ -125,7 +125,7 @@ def test_corpus_documents_meet_the_contract(target: int, cap: int) -> None:
 
 def assert_shortcuts_exact(doc: chunker.Document, target: int, cap: int) -> None:
     """The programme over open boundaries with its early stops makes the choices of trying every start."""
-    row = _Row(Packing(doc, chunker.ChunkOptions(target, cap)))
+    row = _Row(Packing(doc, chunker.ChunkOptions(target, cap), joins_small_chunks=True))
     short = row._open_programme()
     if short is None:  # it gave up: the full programme is used
         return
@@ -165,16 +165,20 @@ def test_solving_with_any_options_chooses_as_the_full_one(text: str, lim: tuple[
     """solve() takes the shortcuts only where they are exact: with a minimum chunk size over the target
     (a small chunk's cost above the target, so sizes that do not only grow), the full programme."""
     target, cap, options = lim
-    row = _Row(Packing(chunker.parse(text, name="gen.md"), chunker.ChunkOptions(target, cap, **options)))
+    row = _Row(
+        Packing(
+            chunker.parse(text, name="gen.md"), chunker.ChunkOptions(target, cap, **options), joins_small_chunks=True
+        )
+    )
     assert row.solve() == row._programme()
 
 
 def test_a_minimum_over_the_target_leaves_the_shortcuts_out() -> None:
     """The early stop over the target assumes sizes that only grow there; a min_tokens over it breaks that."""
     doc = chunker.parse("# A\n\n" + "\n\n".join(words(30) for _ in range(12)), name="m.md")
-    assert _Row(Packing(doc, chunker.ChunkOptions(40, 400))).small <= 41
-    assert _Row(Packing(doc, chunker.ChunkOptions(40, 400)))._bounds_hold()
-    assert not _Row(Packing(doc, chunker.ChunkOptions(40, 400, min_tokens=120)))._bounds_hold()
+    assert _Row(Packing(doc, chunker.ChunkOptions(40, 400), joins_small_chunks=True)).small <= 41
+    assert _Row(Packing(doc, chunker.ChunkOptions(40, 400), joins_small_chunks=True))._bounds_hold()
+    assert not _Row(Packing(doc, chunker.ChunkOptions(40, 400, min_tokens=120), joins_small_chunks=True))._bounds_hold()
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -57,8 +57,6 @@ STARTS_LINE_TEXT = re.compile(r"[ \t\f\v]*[^ \t\n\r\f\v]")
 _LINE_BREAK = re.compile(r"[\r\n]")
 _AFTER_WORD = re.compile(r"(?<=[0-9A-Za-z])[^0-9A-Za-z]*\Z")
 
-# A cut piece under this many tokens (and under a quarter of the limit) is a sliver: see mend.join_slivers.
-
 # A cut falls within this fraction of an even share of what is left (see ``Cutter._cut_after``).
 _BALANCE = 0.3
 
