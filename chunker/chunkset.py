@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
@@ -12,11 +13,25 @@ from chunker.errors import ChunkerError
 from chunker.hierarchy import Hierarchy, Node, OutlineEntry, layer_records
 from chunker.spans import Span
 
-__all__ = ["BREADCRUMB_SEPARATOR", "Chunk", "ChunkSet"]
+__all__ = ["BREADCRUMB_SEPARATOR", "Chunk", "ChunkSet", "line_crumbs"]
 
 SCHEMA = "chunk-set"
 VERSION = 1
 BREADCRUMB_SEPARATOR = " › "
+_FOLDERS = re.compile(r"^.*[/\\](?=[^/\\])")  # what a document's name holds before its last part
+
+
+def line_crumbs(breadcrumb: Sequence[str]) -> list[str]:
+    """The breadcrumb as the line of ``contextualize()`` writes it: the document by its file name, without
+    the folders its name may hold (``docs/guide/install.md`` -> ``install.md``), then the titles.
+
+    A corpus run names each document by its path, and the folders then stand in every chunk's line:
+    words that tell no chunk apart, which take an embedding model's window (docs/method.md, Decisions,
+    "The breadcrumb line names the document by its file name"). ``breadcrumb`` itself keeps the name.
+    """
+    if not breadcrumb:
+        return []
+    return [_FOLDERS.sub("", breadcrumb[0]), *breadcrumb[1:]]
 
 
 @dataclass(slots=True)
@@ -70,8 +85,12 @@ class Chunk:
         return hashlib.sha256(self.markdown.encode("utf-8", "surrogatepass")).hexdigest()
 
     def contextualize(self) -> str:
-        """What an embedder should see: the breadcrumb line, a blank line, the markdown."""
-        line = BREADCRUMB_SEPARATOR.join(self.breadcrumb) if self.breadcrumb_line is None else self.breadcrumb_line
+        """What an embedder should see: the breadcrumb line (:func:`line_crumbs`), a blank line, the markdown."""
+        line = (
+            BREADCRUMB_SEPARATOR.join(line_crumbs(self.breadcrumb))
+            if self.breadcrumb_line is None
+            else self.breadcrumb_line
+        )
         return f"{line}\n\n{self.markdown}"
 
     def to_dict(self) -> dict[str, Any]:

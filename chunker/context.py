@@ -10,7 +10,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from chunker.chunkset import BREADCRUMB_SEPARATOR
+from chunker.chunkset import BREADCRUMB_SEPARATOR, line_crumbs
 from chunker.tokens import Tokenizer
 
 __all__ = ["ELLIPSIS", "breadcrumb_line", "clause_number"]
@@ -53,7 +53,8 @@ def nearest_clause(titles: Sequence[str]) -> str | None:
 
 
 def breadcrumb_line(crumbs: Sequence[str], tokenizer: Tokenizer, limit: int) -> tuple[str, bool]:
-    """The breadcrumb line of ``contextualize()`` and whether it was shortened.
+    """The breadcrumb line of ``contextualize()`` for the breadcrumb ``crumbs`` (the document by its
+    file name: :func:`~chunker.chunkset.line_crumbs`) and whether it was shortened.
 
     The line, with the blank line that follows it, takes at most ``limit`` tokens
     (when ``limit`` allows even ``"…"``). Shortening drops middle titles first,
@@ -65,6 +66,7 @@ def breadcrumb_line(crumbs: Sequence[str], tokenizer: Tokenizer, limit: int) -> 
     def cost(line: str) -> int:
         return count(line + "\n\n")
 
+    crumbs = line_crumbs(crumbs)
     line = BREADCRUMB_SEPARATOR.join(crumbs)
     if cost(line) <= limit:
         return line, False

@@ -7,6 +7,7 @@ import json
 import pytest
 
 import chunker
+from chunker.chunkset import line_crumbs
 
 TEXT = "---\ntitle: T\n---\nIntro.\n\n# A\n\n" + "Some words here. " * 80 + "\n\n# B\n\nEnd.\n"
 
@@ -87,3 +88,20 @@ def test_front_matter_can_be_included_as_the_first_chunk_content() -> None:
     chunks = chunker.chunk_markdown(TEXT, name="t.md", target=64, hard_cap=128, include_front_matter=True)
     assert chunks[0].markdown.startswith("---\ntitle: T\n---")
     assert chunks[0].char_span[0] == 0
+
+
+def test_the_breadcrumb_line_names_the_document_by_its_file_name() -> None:
+    """A corpus run names documents by their paths: contextualize() drops the folders (docs/method.md,
+    Decisions), the breadcrumb keeps the whole name, and the line counted in the cap is the same line."""
+    assert line_crumbs(["docs/guide/install.md", "Linux"]) == ["install.md", "Linux"]
+    assert line_crumbs(["C:\\docs\\a.md"]) == ["a.md"]
+    assert line_crumbs(["install.md", "A", "B"]) == ["install.md", "A", "B"]
+    assert line_crumbs([]) == []
+    text = "# Install\n\n## Linux\n\nRun the script.\n"
+    for in_budget in (False, True):
+        chunks = chunker.chunk_markdown(text, "docs/guide/install.md", breadcrumb_in_budget=in_budget)
+        assert chunks[0].breadcrumb[0] == "docs/guide/install.md"
+        assert chunks[0].contextualize().startswith("install.md › Install")
+        assert "docs/guide" not in chunks[0].contextualize()
+    tokenizer = chunker.get_tokenizer("cl100k_base")
+    assert chunks[0].context_tokens == tokenizer.count(chunks[0].contextualize())
