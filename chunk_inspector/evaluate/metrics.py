@@ -54,8 +54,8 @@ METRICS = ("recall", "precision", "iou")
 Span = tuple[int, int]
 Index = Literal["markdown", "context"]
 # What an engine chunk is indexed as unless asked otherwise: contextualize(), the breadcrumb line and the
-# markdown, the text the engine gives an embedder (docs/evaluation.md §3, "What is indexed": with BM25 it
-# retrieves far better than the bare markdown, with MiniLM within noise of it).
+# markdown, the text the engine gives an embedder (docs/evaluation.md §3, "What is indexed": it retrieves
+# better than the bare markdown with BM25 and with MiniLM).
 DEFAULT_INDEX: Index = "context"
 
 
