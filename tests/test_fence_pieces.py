@@ -4,7 +4,7 @@ A fence inside a list item or a block quote has lines that read differently with
 container: the item's indentation becomes plain indentation (a closer indented one column in an
 item of content indent 3 is four columns in, so code read alone), block quotes stay. Every
 chunk that holds part of such a fence's code, parsed alone by markdown-it-py, must hold that
-code inside one fence that closes (spec §5: every piece of a cut code block is a complete fence).
+code inside one fence that closes (docs/method.md §5 step 7: every piece of a cut code block is a complete fence).
 """
 
 from __future__ import annotations
