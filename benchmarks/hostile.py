@@ -34,7 +34,6 @@ import os
 import platform
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable
@@ -154,18 +153,6 @@ def run_child(engine: Path | None, keys: list[str], sizes: list[float], repeat: 
     return result
 
 
-def extract_engine(revision: str, into: Path) -> Path:
-    """The ``chunker`` package of git ``revision``, unpacked under ``into``."""
-    archive = subprocess.run(
-        ["git", "archive", "--format=tar", revision, "chunker"], check=True, capture_output=True, cwd=ROOT
-    ).stdout
-    tar_path = into / "engine.tar"
-    tar_path.write_bytes(archive)
-    with tarfile.open(tar_path) as tar:
-        tar.extractall(into, filter="data")
-    return into
-
-
 def _per_mb(cell: dict[str, float], setting: str) -> float:
     return (cell["parse"] + cell[setting]) / cell["mb"]
 
@@ -237,6 +224,8 @@ def main() -> int:
     baseline = None
     load_before = os.getloadavg()[0]
     if args.baseline:
+        from benchmarks.memory import extract_engine  # the parent runs with the repository on its path
+
         with tempfile.TemporaryDirectory() as scratch:
             baseline = run_child(extract_engine(args.baseline, Path(scratch)), keys, [sizes[-1]], args.repeat)
     results = {}
