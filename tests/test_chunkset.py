@@ -97,6 +97,10 @@ def test_the_breadcrumb_line_names_the_document_by_its_file_name() -> None:
     assert line_crumbs(["C:\\docs\\a.md"]) == ["a.md"]
     assert line_crumbs(["install.md", "A", "B"]) == ["install.md", "A", "B"]
     assert line_crumbs([]) == []
+    # Untrusted names: only text is cut, nothing is resolved; a name of slashes alone stays whole.
+    assert line_crumbs(["../../etc/passwd"]) == ["passwd"]
+    assert line_crumbs(["/" * 100_000]) == ["/" * 100_000]
+    assert line_crumbs(["a/" * 100_000]) == ["a/"]
     text = "# Install\n\n## Linux\n\nRun the script.\n"
     for in_budget in (False, True):
         chunks = chunker.chunk_markdown(text, "docs/guide/install.md", breadcrumb_in_budget=in_budget)
