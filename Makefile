@@ -129,6 +129,8 @@ bench-retrieval: $(PEERS_VENV)/.installed
 bench-retrieval-grid: $(PEERS_VENV)/.installed
 	$(PEERS_VENV)/bin/python benchmarks/retrieval_grid.py --write docs/BENCHMARKS.md --retrievers bm25
 	$(PEERS_VENV)/bin/python benchmarks/retrieval_grid.py --write docs/BENCHMARKS.md --retrievers dense --sets pooled
+	$(PEERS_VENV)/bin/python benchmarks/retrieval_grid.py --write docs/BENCHMARKS.md --retrievers dense --sets markdown
+	$(PEERS_VENV)/bin/python benchmarks/retrieval_grid.py --write docs/BENCHMARKS.md --retrievers dense --sets more
 
 # The app with the peers installed: the Compare page offers them as a third column.
 app-with-peers: $(PEERS_VENV)/.installed

@@ -163,6 +163,13 @@ def kind_rows(
     return rows
 
 
+def section_key(retrievers: list[str], sets: list[str]) -> str:
+    """The BENCHMARKS block a run writes: one per retriever list, and per set list unless it is every set,
+    so that a run on one set does not overwrite a run on another."""
+    key = "retrieval-grid-" + "-".join(retrievers)
+    return key if sets == [*SETS, "pooled"] else key + "-" + "-".join(sets)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--write", type=Path, help="write the results into this Markdown file")
@@ -217,7 +224,7 @@ def main() -> int:
     text = "\n".join(out)
     print(text)
     if ns.write is not None:
-        write_section(ns.write, "retrieval-grid-" + "-".join(retrievers), text)
+        write_section(ns.write, section_key(retrievers, ns.sets.split(",")), text)
     return 0
 
 
