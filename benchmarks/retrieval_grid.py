@@ -46,6 +46,7 @@ SETS = {
     "markdown": ROOT.parent / "shared" / "corpus" / "retrieval" / "markdown" / "questions.jsonl",
     "more": ROOT / "benchmarks" / "questions" / "markdown_more.jsonl",
 }
+ALL_SETS = [*SETS, "pooled"]
 TARGETS = (128, 256, 384, 512, 768, 1024)
 
 
@@ -167,13 +168,13 @@ def section_key(retrievers: list[str], sets: list[str]) -> str:
     """The BENCHMARKS block a run writes: one per retriever list, and per set list unless it is every set,
     so that a run on one set does not overwrite a run on another."""
     key = "retrieval-grid-" + "-".join(retrievers)
-    return key if sets == [*SETS, "pooled"] else key + "-" + "-".join(sets)
+    return key if sets == ALL_SETS else key + "-" + "-".join(sets)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--write", type=Path, help="write the results into this Markdown file")
-    parser.add_argument("--sets", default="markdown,more,pooled")
+    parser.add_argument("--sets", default=",".join(ALL_SETS))
     parser.add_argument("--retrievers", default="bm25,dense")
     parser.add_argument("--caps", default="256,512,1024")
     ns = parser.parse_args()

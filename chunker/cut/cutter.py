@@ -50,10 +50,11 @@ __all__ = [
 
 # Blank as Markdown reads it: spaces, tabs, form feeds and line breaks. A no-break space, U+2028 or
 # U+001C is content (Python's str.strip and \s take them for white space): a line or piece of them is kept.
-BLANK = " \t\n\r\f\v"
-NON_BLANK = re.compile(r"[^ \t\n\r\f\v]")
+_LINE_BLANK = " \t\f\v"  # blanks within a line
+BLANK = _LINE_BLANK + "\n\r"
+NON_BLANK = re.compile(f"[^{BLANK}]")
 # A line with text: blanks (not line breaks), then a non-blank character.
-STARTS_LINE_TEXT = re.compile(r"[ \t\f\v]*[^ \t\n\r\f\v]")
+STARTS_LINE_TEXT = re.compile(f"[{_LINE_BLANK}]*[^{BLANK}]")
 _LINE_BREAK = re.compile(r"[\r\n]")
 _AFTER_WORD = re.compile(r"(?<=[0-9A-Za-z])[^0-9A-Za-z]*\Z")
 
@@ -238,7 +239,7 @@ class Cutter:
         The cost depends only on what follows the line's last ASCII letter or digit (the
         last pre-token never holds one): that ending and the gap key a cache on the document.
         """
-        if not self.additive or line[len(line.rstrip()) :].strip(" \t\f\v"):
+        if not self.additive or line[len(line.rstrip()) :].strip(_LINE_BLANK):
             return None
         ending = _AFTER_WORD.search(line[-16:])
         if ending is None:  # no letter or digit near the end: not cached
