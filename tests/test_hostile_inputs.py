@@ -7,10 +7,13 @@ traceback. Run as root, as CI does: file permissions cannot stand in for these c
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -468,3 +471,183 @@ def test_reading_chunk_sets_and_documents_back_raises_only_our_error(value: obje
         for data in (text, shaped):
             with contextlib.suppress(chunker.ChunkerError):
                 cls.from_json(data)
+
+
+# -- found by an attacker's pass (2026-11-26): each once hung, crashed or wrote where it should not ------------
+
+
+def billion_laughs(levels: int) -> str:
+    """Front matter of a few hundred bytes whose YAML aliases name 2 · 3^(levels - 1) values."""
+    lines = ["---", "l0: &l0 [lol, lol]"]
+    lines += [f"l{i}: &l{i} [*l{i - 1}, *l{i - 1}, *l{i - 1}]" for i in range(1, levels)]
+    return "\n".join([*lines, "---", "# Title", "", "The text after it."]) + "\n"
+
+
+@pytest.mark.parametrize(
+    "text", [billion_laughs(30), "---\na: &a [*a]\n---\n# Title\n\nThe text after it.\n"], ids=["bomb", "loop"]
+)
+def test_front_matter_whose_aliases_name_too_much_stays_markdown(text: str, tmp_path: Path) -> None:
+    """834 bytes of YAML aliases once took 3 GB and never finished (CLI, directory run, app upload); a list
+    that holds itself refused the whole document. Now such lines are not front matter: they stay Markdown."""
+    path = tmp_path / "bomb.md"
+    path.write_text(text, encoding="utf-8")
+    result = cli(path, "-o", tmp_path / "bomb.json", timeout=60)
+    assert result.returncode == 0, result.stderr
+    chunk_set = chunker.ChunkSet.from_json((tmp_path / "bomb.json").read_text(encoding="utf-8"))
+    assert chunk_set.document["front_matter"] is None
+    assert "".join(c.markdown for c in chunk_set).count("*l") == text.count("*l")  # the lines kept, as Markdown
+    assert chunker.parse("---\ntitle: T\nlist: &x [1, 2]\nagain: *x\n---\n# T\n").front_matter == {
+        "title": "T",
+        "list": [1, 2],
+        "again": [1, 2],
+    }
+
+
+def panicking_tokenizer(folder: Path) -> Path:
+    """A tokenizer.json whose pre-tokenizer's regex backtracks until the regex library gives up (a Rust
+    panic, which Python sees as a BaseException) on 'aaa…ab'."""
+    spec = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a+)+$"}, "behavior": "Isolated", "invert": False},
+        "post_processor": None,
+        "decoder": None,
+        "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 1}, "unk_token": "[UNK]"},
+    }
+    path = folder / "evil_tokenizer.json"
+    path.write_text(json.dumps(spec), encoding="utf-8")
+    return path
+
+
+def test_a_tokenizer_that_panics_is_one_line_and_a_directory_run_keeps_the_other_documents(tmp_path: Path) -> None:
+    """It once ended in a Python traceback, and a directory run lost every document."""
+    tokenizer = panicking_tokenizer(tmp_path)
+    src, out = make_docs(tmp_path / "docs"), tmp_path / "out"
+    (src / "aab.md").write_text("# T\n\n" + "a" * 60 + "b\n", encoding="utf-8")
+    single = cli(src / "aab.md", "--tokenizer", tokenizer)
+    assert single.returncode == 2 and "Traceback" not in single.stderr
+    errors = [line for line in single.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "evil_tokenizer.json' failed on this text" in errors[0], single.stderr
+    run = cli(src, "-o", out, "--tokenizer", tokenizer)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "skipped: " + str(src / "aab.md") + ": the tokenizer" in run.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["a.md.json", "chunks.jsonl", "m.md.json", "z.md.json"]
+
+
+def test_a_tokenizer_path_to_a_fifo_or_a_device_is_refused_unread(tmp_path: Path) -> None:
+    """`--tokenizer fifo.json` once hung; `hf:/dev/zero` read until memory ran out."""
+    (tmp_path / "doc.md").write_text(DOC, encoding="utf-8")
+    os.mkfifo(tmp_path / "fifo.json")
+    for tokenizer in (tmp_path / "fifo.json", "hf:/dev/zero"):
+        result = cli(tmp_path / "doc.md", "--tokenizer", tokenizer, timeout=30)
+        assert result.returncode == 2
+        assert "is not a regular file (a pipe, a device?): not read" in one_error_line(result.stderr)
+    with pytest.raises(chunker.TokenizerError, match="is a directory"):
+        chunker.get_tokenizer(f"hf:{tmp_path}")
+
+
+def test_what_a_document_or_a_set_names_reaches_the_terminal_escaped(tmp_path: Path) -> None:
+    """A heading, a file name or a set's kind once printed terminal escapes raw (a window title, a cleared screen)."""
+    from chunk_inspector.cli.commands import format_tree
+    from chunk_inspector.cli.progress import Progress
+    from chunk_inspector.files import printable
+
+    escape = "\x1b]0;PWNED\x07\x1b[2J\u009b31m\u202e"
+    tree = format_tree(chunker.parse(f"# Title {escape}\n\ntext\n", name=f"doc{escape}.md"))
+    assert not any(c in tree for c in "\x1b\x07\u009b\u202e")
+    assert "Title \\x1b]0;PWNED\\x07\\x1b[2J\\x9b31m\\u202e" in tree
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    Progress(1, screen).advance(f"name{escape}.md")
+    drawn = screen.getvalue().removeprefix("\r\x1b[K")  # the bar's own redraw, then nothing raw
+    assert "\x1b" not in drawn and drawn.endswith(printable(f"{escape}.md"))
+
+
+def test_a_chroma_corpora_folder_that_links_out_is_refused(tmp_path: Path) -> None:
+    """A set beside a `corpora` link to `/` once read any .md file on the machine."""
+    (tmp_path / "outside.md").write_text(SECRET, encoding="utf-8")
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "corpora").symlink_to("/")
+    reference = json.dumps([{"content": "TOPSECRET", "start_index": 0, "end_index": 9}])
+    corpus_id = str(tmp_path / "outside").lstrip("/")
+    csv_text = f'question,references,corpus_id\nwhat?,"{reference.replace(chr(34), chr(34) * 2)}",{corpus_id}\n'
+    (bundle / "questions_df.csv").write_text(csv_text, encoding="utf-8")
+    with pytest.raises(QuestionSetError, match="'corpora' resolves outside the root folder"):
+        load_question_set(bundle / "questions_df.csv")
+    result = cli("eval", bundle / "questions_df.csv", "-q")
+    assert result.returncode == 2 and SECRET not in result.stdout + result.stderr
+
+
+def test_a_folder_that_cannot_be_read_is_a_failure_not_a_silence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unreadable folder once vanished from a directory run (exit 0); an unreadable root was "no Markdown
+    files". Root reads every folder, so the denial is made by os.scandir, which os.walk calls."""
+    src, out = make_docs(tmp_path / "docs"), tmp_path / "out"
+    (src / "locked").mkdir()
+    (src / "locked" / "x.md").write_text("# X\n\nx\n", encoding="utf-8")
+    scandir = os.scandir
+
+    def denied(path: object = ".") -> object:
+        if os.fspath(path).endswith("locked"):  # type: ignore[call-overload]
+            raise PermissionError(13, "Permission denied", os.fspath(path))  # type: ignore[call-overload]
+        return scandir(path)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "scandir", denied)
+    assert main([str(src), "-o", str(out), "-q"]) == 1
+    assert "locked: cannot read the folder (Permission denied): its files were not chunked" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["a.md.json", "chunks.jsonl", "m.md.json", "z.md.json"]
+    assert main([str(src / "locked"), "-o", str(tmp_path / "out2")]) == 2
+    assert "cannot read the folder" in one_error_line(capsys.readouterr().err)
+
+
+def test_sigterm_stops_a_directory_run_cleanly(tmp_path: Path) -> None:
+    """SIGTERM (`timeout`, `kill`, `docker stop`) once left a partial `.chunks.jsonl.*.tmp` behind."""
+    src, out = tmp_path / "docs", tmp_path / "out"
+    src.mkdir()
+    for n in range(40):
+        (src / f"d{n:02}.md").write_text("".join(f"## S{i}\n\n{'word ' * 80}\n\n" for i in range(800)), "utf-8")
+    run = subprocess.Popen(
+        [sys.executable, "-m", "chunk_inspector", str(src), "-o", str(out), "-q", "--jobs", "2"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        while run.poll() is None and not (out / "d00.md.json").exists():
+            time.sleep(0.05)
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+    finally:
+        run.kill()
+    assert run.returncode == 143 and "Traceback" not in err, err
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+    assert not (out / "chunks.jsonl").exists()  # written only by a run that ends
+    assert all(json.loads(p.read_text("utf-8"))["chunks"] for p in out.glob("*.md.json"))  # each one whole
+
+
+def test_a_folder_named_as_a_file_of_the_run_is_a_failure_and_the_rest_written(tmp_path: Path) -> None:
+    """A folder `chunks.jsonl/` in the input once made the run end with no chunks.jsonl and no summary."""
+    src, out = make_docs(tmp_path / "docs"), tmp_path / "out"
+    (src / "chunks.jsonl").mkdir()
+    (src / "chunks.jsonl" / "b.md").write_text("# B\n\nb\n", encoding="utf-8")
+    result = cli(src, "-o", out)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "chunks.jsonl/b.md: its JSON would go to" in result.stderr and "summary: 3 documents" in result.stderr
+    documents = [json.loads(line)["document"] for line in (out / "chunks.jsonl").read_text("utf-8").splitlines()]
+    assert documents == ["a.md", "m.md", "z.md"]
+
+
+def test_a_link_to_a_special_file_is_named_as_listed(tmp_path: Path) -> None:
+    src, out = make_docs(tmp_path / "docs"), tmp_path / "out"
+    os.mkfifo(src / "pipe.md")
+    (src / "link.md").symlink_to(src / "pipe.md")
+    result = cli(src, "-o", out)
+    assert f"skipped: {src / 'link.md'} → {src / 'pipe.md'} is a named pipe (FIFO)" in result.stderr

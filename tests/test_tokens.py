@@ -183,8 +183,8 @@ def test_hf_tokenizer_counts_lone_surrogates_instead_of_raising(hf_path: Path) -
     ("content", "message"),
     [
         (None, r"cannot read the Hugging Face tokenizer file '.*missing\.json': No such file.*To fix"),
-        (b"{not json", r"cannot load the Hugging Face tokenizer file '.*broken\.json'.*To fix: give a tokenizer\.json"),
-        (b'{"version": "1.0"}', r"cannot load the Hugging Face tokenizer file '.*broken\.json'.*To fix"),
+        (b"{not json", r"cannot load the Hugging Face tokenizer 'hf:.*broken\.json'.*To fix: give a tokenizer\.json"),
+        (b'{"version": "1.0"}', r"cannot load the Hugging Face tokenizer 'hf:.*broken\.json'.*To fix"),
     ],
 )
 def test_missing_or_bad_tokenizer_json_raises_naming_the_path_and_fix(

@@ -14,12 +14,15 @@ docs/SECURITY.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
+import signal
 import sys
+import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, NoReturn
@@ -38,7 +41,16 @@ from chunk_inspector.cli.progress import Progress
 from chunk_inspector.evaluate.metrics import BUDGET, DEFAULT_INDEX, METRICS, Contender, Evaluation, Index, K, evaluate
 from chunk_inspector.evaluate.questions import QuestionSet, load_question_set
 from chunk_inspector.evaluate.retrievers import RETRIEVERS, Retriever, get_retriever
-from chunk_inspector.files import DEFAULT_MAX_BYTES, MB, FileRefused, display, read_bytes, same_file, utf8_name
+from chunk_inspector.files import (
+    DEFAULT_MAX_BYTES,
+    MB,
+    FileRefused,
+    display,
+    printable,
+    read_bytes,
+    same_file,
+    utf8_name,
+)
 from chunk_inspector.files import write_text as _atomic_write
 from chunk_inspector.peers.chunkers import available_peers
 from chunk_inspector.revisions import diff_chunks
@@ -310,6 +322,33 @@ def _diff_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     args = sys.argv[1:] if argv is None else argv
+    with _terminate_as_interrupt():
+        return _main(args)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``timeout``, ``docker stop``), raised where the program is, as Ctrl-C is: the same
+    clean stop (workers ended, temporary files removed, finished files kept), exit status 143."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While the block runs, SIGTERM raises :class:`Terminated` (in the main thread; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args: list[str]) -> int:
     try:
         if args and args[0] == "tree":
             return _tree(_tree_parser().parse_args(args[1:]))
@@ -324,6 +363,8 @@ def main(argv: list[str] | None = None) -> int:
     except (CliError, chunker.ChunkerError) as exc:
         _error(str(exc))
         return EXIT_USAGE
+    except Terminated:
+        return 143
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # the reader of stdout went away (`chunker x.md | head`): stop quietly
@@ -349,8 +390,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _error(message: str) -> None:
     """One ``error:`` line on stderr: the message's line breaks and control characters escaped."""
-    line = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in _clip(message, 2000))
-    print(f"error: {line}", file=sys.stderr)
+    print(f"error: {printable(_clip(message, 2000))}", file=sys.stderr)
 
 
 def _clip(text: str, limit: int = 300) -> str:
@@ -641,13 +681,13 @@ def format_evaluations(
     notes: Sequence[str] = (),
 ) -> str:
     """The evaluation as plain-text tables: the averages, then recall within the budget per kind; ``notes``
-    are lines under the heading (the dense model's window)."""
+    are lines under the heading (the dense model's window). What the set names (its file, its kinds) is
+    shown :func:`~chunk_inspector.files.printable`."""
     first = evaluations[0]
     head = (
         f"{questions.name}: {len(questions.questions)} questions over {len(questions.documents)} documents, "
         f"{first.retriever}, k={first.k}, budget={first.budget} tokens"
     )
-    head = "\n".join([head, *notes])
     columns = ["chunker", "chunks", *(f"{m}@k" for m in METRICS), *(f"{m}@budget" for m in METRICS)]
     columns.append("precision_omega")
     rows = [
@@ -658,14 +698,14 @@ def format_evaluations(
         columns.append("truncated")
         for row, share in zip(rows, truncated, strict=True):
             row.append(f"{share:.1%}")
-    out = [head, "", *_aligned(columns, rows)]
+    out = [head, *notes, "", *_aligned(columns, rows)]
     kinds = questions.kinds()
     if kinds:
         counts = ", ".join(f"{k} {sum(q.kind == k for q in questions.questions)}" for k in kinds)
         out += ["", f"recall@budget per kind ({counts} questions)", ""]
         kind_rows = [[ev.contender.label, *(f"{ev.mean(k)['recall@budget']:.3f}" for k in kinds)] for ev in evaluations]
         out += _aligned(["chunker", *kinds], kind_rows)
-    return "\n".join(out) + "\n"
+    return "\n".join(map(printable, out)) + "\n"
 
 
 def _aligned(columns: list[str], rows: list[list[str]]) -> list[str]:
@@ -689,7 +729,7 @@ def _tree(ns: argparse.Namespace) -> int:
 
 def format_tree(doc: chunker.Document, hard_cap: int | None = None) -> str:
     """The heading tree as indented text: title, own tokens, subtree tokens, lines."""
-    lines = [f"{doc.name}  {doc.token_count} tokens, {doc.line_count} lines"]
+    lines = [f"{printable(doc.name)}  {doc.token_count} tokens, {doc.line_count} lines"]
     if doc.preamble:
         own = doc.region_tokens(doc.root.first, doc.root.direct_end)
         lines.append(f"  (preamble)  own {own}")
@@ -698,7 +738,7 @@ def format_tree(doc: chunker.Document, hard_cap: int | None = None) -> str:
         mark = "  [over cap]" if hard_cap is not None and section.tokens > hard_cap else ""
         first, last = section.line_span
         lines.append(
-            f"{'  ' * depth}{'#' * section.level} {section.title}  "
+            f"{'  ' * depth}{'#' * section.level} {printable(section.title)}  "
             f"own {section.own_tokens} · subtree {section.tokens}  (lines {first}-{last}){mark}"
         )
         for child in section.children:

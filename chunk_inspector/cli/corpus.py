@@ -45,6 +45,7 @@ from chunk_inspector.files import (
     utf8_name,
     write_text,
 )
+from chunk_inspector.pipelines.ray_data import PARQUET_FILE
 from chunker.decode import decode_markdown
 
 __all__ = [
@@ -118,12 +119,19 @@ def find_markdown(root: Path, exclude: Path | None = None) -> list[Path]:
     """Markdown files under ``root`` as relative paths, sorted; hidden names and ``exclude`` are skipped.
 
     Symbolic links to folders are not followed (no cycles); a link to a file is listed, and read only
-    if it stays inside ``root`` (:func:`read_document`). Names that are not UTF-8 are listed too, so
-    that the run reports them rather than losing them silently.
+    if it stays inside ``root`` (:func:`read_document`). Names that are not UTF-8 are listed too, and so
+    is a folder that cannot be read (its permissions), so that the run reports them rather than losing
+    them silently. Raises :class:`FileRefused` when ``root`` itself cannot be read.
     """
     skip = exclude.resolve() if exclude is not None else None
     found: list[Path] = []
-    for folder, dirs, files in os.walk(root):
+
+    def unreadable(error: OSError) -> None:
+        if error.filename is None or Path(error.filename) == root:
+            raise FileRefused(f"cannot read the folder {display(root)}: {error.strerror or error}")
+        found.append(Path(error.filename).relative_to(root))  # read_document gives the reason
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable):
         here = Path(folder)
         dirs[:] = [d for d in dirs if not d.startswith(".") and (skip is None or (here / d).resolve() != skip)]
         for name in files:
@@ -139,10 +147,25 @@ def output_path(out: Path, rel: Path) -> Path:
 
 def read_document(root: Path, rel: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     """The bytes of ``root / rel``: a regular file inside ``root``, within ``max_bytes``; else
-    :class:`FileRefused` naming the file and the reason."""
+    :class:`FileRefused` naming the file and the reason (for a folder :func:`find_markdown` could not
+    read, why)."""
     if not utf8_name(rel):
         raise FileRefused(f"{display(rel)}: its name is not valid UTF-8 (rename the file to chunk it)")
-    return read_bytes(under_root(root, rel.as_posix()), max_bytes=max_bytes)
+    path = under_root(root, rel.as_posix())
+    if path.is_dir():
+        try:
+            os.scandir(path).close()
+        except OSError as exc:
+            raise FileRefused(
+                f"{display(root / rel)}: cannot read the folder ({exc.strerror or exc}): its files were not chunked"
+            ) from None
+        raise FileRefused(f"{display(root / rel)} is a folder that could not be read when the files were listed")
+    try:
+        return read_bytes(path, max_bytes=max_bytes)
+    except FileRefused as exc:
+        if path == Path(os.path.abspath(root / rel)):
+            raise
+        raise FileRefused(f"{display(root / rel)} → {exc}") from None  # a link: named as listed, then its target
 
 
 def chunk_document(
@@ -155,10 +178,13 @@ def chunk_document(
     where = where or name
     try:
         text = decode_markdown(data, where)
+    except chunker.ChunkerError as exc:  # its message names the document
+        return DocumentResult(index, name, error=str(exc))
+    try:
         doc = chunker.parse(text, name=name, tokenizer=options.tokenizer)
         chunks = chunker.chunk_with(doc, options)
     except chunker.ChunkerError as exc:
-        return DocumentResult(index, name, error=str(exc))
+        return DocumentResult(index, name, error=f"{where}: {exc}")
     except Exception as exc:  # an engine bug on one document must not stop a corpus run
         return DocumentResult(index, name, error=f"{where}: internal error while chunking: {type(exc).__name__}: {exc}")
     return DocumentResult(
@@ -234,7 +260,7 @@ def _results(jobs_list: list[_Job], jobs: int) -> Iterator[DocumentResult]:
             yield _chunk_file(job)
         return
     by_size = sorted(jobs_list, key=lambda job: (-_size(os.path.join(job[1], job[2])), job[0]))
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_signals)
     try:
         futures: list[Future[DocumentResult]] = [pool.submit(_chunk_file, job) for job in by_size]
         for future in as_completed(futures):
@@ -245,9 +271,11 @@ def _results(jobs_list: list[_Job], jobs: int) -> Iterator[DocumentResult]:
     pool.shutdown()
 
 
-def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them (a worker would report it as a result and go on)."""
+def _worker_signals() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (a worker would report it as a result and go on),
+    and end at SIGTERM (the parent's handler, forked with them, would raise it as a result too)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
@@ -287,6 +315,10 @@ class OutputWriter:
         self.next = 0
         self._stack = ExitStack()
         self.streams: dict[str, TextIO] = {}
+        # What the run writes besides each document's JSON (and Ray's Parquet file): no document's JSON goes there.
+        self.own_files = {out / CHUNKS_FILE, out / PARQUET_FILE}
+        if layers:
+            self.own_files.update(out / LAYERS_DIR / filename for filename in LAYER_FILES.values())
 
     def __enter__(self) -> OutputWriter:
         self.out.mkdir(parents=True, exist_ok=True)
@@ -322,6 +354,13 @@ class OutputWriter:
             self._fail(result.error)
             return
         target = output_path(self.out, Path(result.name))
+        taken = next((p for p in self.own_files if p == target or p in target.parents), None)
+        if taken is not None:  # a folder of the input named as one of the run's own files (chunks.jsonl/)
+            self._fail(
+                f"{result.name}: its JSON would go to {display(target)}, where the run writes "
+                f"{display(taken)}: rename its folder to chunk it"
+            )
+            return
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             write_text(target, result.json)

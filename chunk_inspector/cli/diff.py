@@ -19,7 +19,7 @@ from pathlib import Path
 
 import chunker
 from chunk_inspector.cli.corpus import find_markdown, read_document
-from chunk_inspector.files import display
+from chunk_inspector.files import display, printable
 from chunk_inspector.revisions import DocumentDiff, diff_chunks, total
 from chunker.decode import decode_markdown
 
@@ -88,18 +88,13 @@ def _share(value: float | None) -> str:
     return "–" if value is None else f"{value:.1%}"
 
 
-def _printable(name: str) -> str:
-    """A document name on one line of the table: control characters and line breaks escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
-
-
 def format_diff(diffs: list[DocumentDiff]) -> str:
     """The human table: a line per document (status, kept/added/removed chunks, re-embed tokens, share of the
     new revision's tokens), then the total."""
     columns = ["document", "status", "kept", "added", "removed", "re-embed tokens", "share"]
     rows = [
         [
-            _printable(d.name),
+            printable(d.name),
             d.status,
             str(len(d.kept)),
             str(len(d.added)),

@@ -12,6 +12,8 @@ import shutil
 import time
 from typing import TextIO
 
+from chunk_inspector.files import printable
+
 __all__ = ["Progress"]
 
 _BAR_WIDTH = 24
@@ -69,6 +71,7 @@ class Progress:
         filled = self.done * _BAR_WIDTH // max(self.total, 1)
         bar = f"[{'#' * filled}{' ' * (_BAR_WIDTH - filled)}] {self.done}/{self.total} {self.unit}"
         room = shutil.get_terminal_size((80, 24)).columns - len(bar) - 3
+        name = printable(name)
         shown = name if len(name) <= room else "…" + name[-(room - 1) :] if room > 1 else ""
         self.stream.write(f"\r\x1b[K{bar}  {shown}")
         self.stream.flush()

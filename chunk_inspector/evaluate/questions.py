@@ -98,9 +98,9 @@ def load_question_set(path: Path, root: Path | None = None, *, max_bytes: int = 
     """Read the set at ``path`` (``.jsonl``, or Chroma's ``.csv``) and the documents it names.
 
     ``root`` is the folder the ``document`` names are relative to; by default the set's own
-    folder (for Chroma's CSV, its ``corpora/`` folder when there is one). A name that resolves
-    outside the root (``..``, an absolute path, a link that leaves it) is refused without being
-    read; the set and each document must be regular files of at most ``max_bytes``.
+    folder (for Chroma's CSV, its ``corpora/`` folder when there is one, refused if it is a link out of
+    the set's folder). A name that resolves outside the root (``..``, an absolute path, a link that
+    leaves it) is refused without being read; the set and each document must be regular files of at most ``max_bytes``.
     """
     fmt = format_of(path.name)
     try:
@@ -109,7 +109,10 @@ def load_question_set(path: Path, root: Path | None = None, *, max_bytes: int = 
         raise QuestionSetError(f"the question set {exc}") from None
     folder = root if root is not None else path.parent
     if root is None and fmt == "csv" and (path.parent / "corpora").is_dir():
-        folder = path.parent / "corpora"
+        try:  # a link named corpora that leaves the set's folder would open the whole disk to the set's names
+            folder = under_root(path.parent, "corpora")
+        except FileRefused as exc:
+            raise QuestionSetError(f"the documents' folder {exc} (give --root DIR to name it)") from None
     if not folder.is_dir():
         raise QuestionSetError(f"the documents' folder {display(folder)} does not exist (give --root DIR)")
 
