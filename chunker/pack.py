@@ -429,14 +429,14 @@ def _chunk(
     index: int,
     item: Counted,
     shared: Shared | None,
-    span: Span,
+    char_span: Span,
     byte_span: Span,
     line_span: Span,
     titles: tuple[str | None, ...],
     clauses: dict[tuple[str, ...], str | None],
     packing: Packing,
 ) -> Chunk:
-    """Chunk ``index`` at ``span`` (chars), ``byte_span`` and ``line_span``; ``titles``: each block's heading title."""
+    """Chunk ``index`` at ``char_span``, ``byte_span`` and ``line_span``; ``titles``: each block's heading title."""
     draft = item.draft
     units = draft.units
     head, tail = units[0], units[-1]
@@ -461,21 +461,27 @@ def _chunk(
         flags.add("breadcrumb_shortened")
     path = draft.path
     clause = clauses[path] if path in clauses else clauses.setdefault(path, nearest_clause(path[1:]))
+    added_prefix = head.piece.prefix if head.piece else ""
+    added_suffix = tail.piece.suffix if tail.piece else ""
+    breadcrumb_line = item.line if item.shortened else None
+    # Chunk's fields in their order, by position (each named where its value does not name it): a class
+    # called with keywords is handed them as a dict, which took more than half the time of making a chunk
+    # (2.5 us against 1.1 us, 10,000 chunks a re-pack). The golden tests see a field out of place.
     return Chunk(
-        id=f"c{index + 1}",
-        index=index,
-        breadcrumb=list(path),
-        markdown=item.markdown,
-        token_count=item.tokens,
-        byte_span=byte_span,
-        char_span=span,
-        line_span=line_span,
-        headings=headings,
-        flags=sorted(flags) if flags else [],
-        added_prefix=head.piece.prefix if head.piece else "",
-        added_suffix=tail.piece.suffix if tail.piece else "",
-        clause=clause,
-        overlap_span=overlap_span,
-        breadcrumb_line=item.line if item.shortened else None,
-        context_tokens=item.context_tokens,
+        f"c{index + 1}",  # id
+        index,
+        list(path),  # breadcrumb
+        item.markdown,
+        item.tokens,  # token_count
+        byte_span,
+        char_span,
+        line_span,
+        headings,
+        sorted(flags) if flags else [],  # flags
+        added_prefix,
+        added_suffix,
+        clause,
+        overlap_span,
+        breadcrumb_line,
+        item.context_tokens,
     )
