@@ -276,3 +276,25 @@ def test_piece_cut_inside_the_blocks_last_pre_token_is_recounted_when_joined() -
     chunks = chunker.chunk(doc, target=1, hard_cap=16, strategy="balanced")
     check_chunk_set(doc, chunks, 16)
     assert chunks[len(chunks) - 1].markdown == "|.\n\nAlpha."
+
+
+def test_a_document_re_packed_at_one_setting_after_another_gives_what_a_fresh_parse_gives() -> None:
+    """Blocks cut at one hard cap keep their pieces for the next (``CutCache.pieces``, by their limits): a
+    slider's walk over settings must give, at each, what a document never packed before gives."""
+    table = "| a | b |\n|---|---|\n" + "".join(f"| row {i} has words | {'cell ' * (i % 7)} |\n" for i in range(300))
+    code = "```python\n" + "".join(f"def f{i}(x):\n    return x * {i}  # a line\n\n" for i in range(200)) + "```\n"
+    items = "".join(f"- item {i}: {'word ' * (i % 30)}\n" for i in range(200))
+    prose = " ".join(f"Sentence {i} says a little more." for i in range(600))
+    long = " ".join(f"heading word {i}" for i in range(30))  # headings that leave a block's first piece less room
+    text = (
+        f"# Doc\n\nIntro.\n\n## Table {long}\n\n{table}\n## Code\n\n{code}\n## List {long}\n\n{items}\n"
+        f"## Prose {long} {long}\n\n{prose}\n"
+    )
+    caps = (256, 320, 400, 512, 1024)
+    walk = [(cap, target) for target in (128, 160, 200, 300, 384) for cap in caps if target <= cap]
+    doc = chunker.parse(text, name="walk.md")
+    for cap, target in walk:
+        for strategy in ("optimal", "balanced", "reference"):
+            options = chunker.ChunkOptions(target, cap, strategy=strategy)
+            again = chunker.chunk_with(doc, options).to_json()
+            assert again == chunker.chunk_with(chunker.parse(text, name="walk.md"), options).to_json(), (cap, target)

@@ -69,6 +69,11 @@ BLOCK_CUTTERS: dict[str, tuple[str, BlockCut]] = {
 structure is read as the row of its inner blocks, each cut by its kind's rule (:data:`NODE_CUTTERS`)."""
 
 
+_PIECES_KEPT = 4096
+"""The most blocks' pieces a document keeps (:attr:`CutCache.pieces`): a few dozen settings' worth for a large
+document, forgotten all at once when full."""
+
+
 def cut_block(
     doc: Document,
     block: Block,
@@ -89,7 +94,14 @@ def cut_block(
     """
     cutter = Cutter(doc, repeat_table_header, NODE_CUTTERS, text.cut_node)
     flag, cut = BLOCK_CUTTERS[block.kind]
-    pieces = cut(cutter, block, first_limit, limit, flag)
+    known = cutter.cache.pieces
+    key = (block.start, block.end, block.kind, first_limit, limit, repeat_table_header)
+    cut_before = known.get(key)
+    if cut_before is None:
+        if len(known) >= _PIECES_KEPT:
+            known.clear()
+        cut_before = known[key] = tuple(cut(cutter, block, first_limit, limit, flag))
+    pieces = list(cut_before)
     cap = limit if cap is None else cap
     pieces = join_slivers(doc, pieces, first_limit, limit, cap)
     if block.kind == "code" or len(pieces) < 2:  # code pieces are re-fenced by construction

@@ -132,8 +132,9 @@ class Run:
 class CutCache:
     """Limit-independent work of cutting one document, kept on it (:func:`cut_cache`) so that
     re-chunking with new limits reuses it: exact counts of spans and of added lines, join costs,
-    runs of atoms, each block's inner structure (by the block's start) and any run of lines as
-    atoms (by its range and strength). What only code blocks need is :mod:`chunker.cut.code`'s."""
+    runs of atoms, each block's inner structure (by the block's start), any run of lines as
+    atoms (by its range and strength), and the pieces of the blocks cut so far (by their limits).
+    What only code blocks need is :mod:`chunker.cut.code`'s."""
 
     span_tokens: dict[tuple[int, int], int] = field(default_factory=dict)
     text_tokens: dict[str, int] = field(default_factory=dict)
@@ -141,6 +142,9 @@ class CutCache:
     runs: dict[tuple[int, ...], Run] = field(default_factory=dict)
     inner: dict[int, tuple[InnerNode, ...]] = field(default_factory=dict)
     lines: dict[tuple[int, int, int], tuple[Atom, ...]] = field(default_factory=dict)
+    # A block's pieces before slivers are joined, by (start, end, kind, first limit, limit, table header
+    # repeated): those do not depend on the hard cap, so a move of the hard cap alone cuts no block again.
+    pieces: dict[tuple[int, int, str, int, int, bool], tuple[Piece, ...]] = field(default_factory=dict)
 
 
 _CUTS: CacheSlot[CutCache] = CacheSlot("cuts")
