@@ -107,8 +107,12 @@ if not targets or not caps:
     st.stop()
 
 data = _sweep(opened, tuple(sorted(targets)), tuple(sorted(caps)))
+unfit = view.unfit_caps(sorted(caps), settings)
+if unfit:
+    caps_left_out, why = ", ".join(map(str, unfit)), view.md_escape(next(iter(unfit.values())))
+    st.caption(f"Left out: hard cap {caps_left_out}, too small for the sidebar's other options ({why}).")
 if data.empty:
-    st.warning("No grid point has target ≤ hard cap: add a larger cap or a smaller target.")
+    st.warning("No grid point has target ≤ hard cap and fits the other options: add a larger cap or a smaller target.")
     st.stop()
 
 metrics = [

@@ -651,3 +651,14 @@ def test_a_link_to_a_special_file_is_named_as_listed(tmp_path: Path) -> None:
     (src / "link.md").symlink_to(src / "pipe.md")
     result = cli(src, "-o", out)
     assert f"skipped: {src / 'link.md'} → {src / 'pipe.md'} is a named pipe (FIFO)" in result.stderr
+
+
+@pytest.mark.parametrize("field", ["id", "question"])
+def test_a_lone_surrogate_in_an_id_or_a_question_is_refused_by_the_one_reader(root: Path, field: str) -> None:
+    """JSON's "\\ud800" is a lone surrogate in Python: such an id or question once broke the Evaluate page's
+    table (pyarrow cannot encode it). The reader the CLI and the app share refuses it in one line."""
+    bad = record("guide.md", **{field: "\ud800 odd"})
+    with pytest.raises(QuestionSetError, match=f"the {field} is not valid Unicode"):
+        read_question_set(json.dumps(bad) + "\n", "jsonl", {"guide.md": DOC}, "set.jsonl")
+    with pytest.raises(QuestionSetError, match=f"the {field} is not valid Unicode"):
+        load_question_set(write_set(root, bad))

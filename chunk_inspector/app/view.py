@@ -666,6 +666,18 @@ def chunk_html(markdown: str) -> str:
 # -- tune and compare ---------------------------------------------------------
 
 
+def unfit_caps(caps: Iterable[int], options: chunker.ChunkOptions) -> dict[int, str]:
+    """The hard caps of ``caps`` that the rest of ``options`` (the overlap, the minimum chunk, the breadcrumb in
+    the budget) does not fit, at any target, each with the reason."""
+    out = {}
+    for cap in caps:
+        try:
+            replace(options, target=min(options.target, cap), hard_cap=cap)
+        except chunker.ConfigError as exc:
+            out[cap] = str(exc)
+    return out
+
+
 def sweep(
     doc: chunker.Document,
     targets: Iterable[int],
@@ -675,13 +687,19 @@ def sweep(
     progress: Callable[[float, str], None] | None = None,
 ) -> pd.DataFrame:
     """Chunk ``doc`` at every ``target <= hard_cap`` of the grid, with ``options`` otherwise; one row of
-    statistics per point."""
+    statistics per point. A point where the other options do not fit its cap (an overlap of half the cap or
+    more, a minimum chunk over it) is left out, as :func:`~chunk_inspector.app.evaluate_view.recall_sweep`
+    leaves it out (:func:`unfit_caps` names them)."""
     grid = [(t, c) for c in caps for t in targets if t <= c]
     rows = []
     for n, (target, hard_cap) in enumerate(grid):
         if progress is not None:
             progress(n / len(grid), f"target {target}, hard cap {hard_cap}")
-        chunks = chunker.chunk_with(doc, replace(options, target=target, hard_cap=hard_cap))
+        try:
+            point = replace(options, target=target, hard_cap=hard_cap)
+        except chunker.ConfigError:
+            continue
+        chunks = chunker.chunk_with(doc, point)
         sizes = [c.token_count for c in chunks]
         stats = summary(chunks, tiny_below)
         rows.append(

@@ -294,6 +294,9 @@ def _question(label: str, record: Mapping[str, Any]) -> Question:
         raise QuestionSetError(f"{label}: 'id' must be a non-empty string or a whole number")
     if not isinstance(record["question"], str) or not record["question"].strip():
         raise QuestionSetError(f"{label}: the question is empty")
+    for name, value in (("id", qid), ("question", record["question"])):
+        if isinstance(value, str) and not _is_unicode(value):  # JSON's "\ud800": no text can hold it, no table show it
+            raise QuestionSetError(f"{label}: the {name} is not valid Unicode (it holds a lone surrogate)")
     if not isinstance(record["document"], str) or not record["document"]:
         raise QuestionSetError(f"{label}: 'document' must name a file")
     kind = record.get("kind")
@@ -318,6 +321,14 @@ def _question(label: str, record: Mapping[str, Any]) -> Question:
         kind=kind,
         references=tuple(references),
     )
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _is_int(value: object) -> bool:

@@ -165,6 +165,17 @@ def test_tune_sweeps_and_applying_a_point_sets_the_sliders(app: AppTest) -> None
     assert (app.select_slider(key="target").value, app.select_slider(key="hard_cap").value) == (128, 1024)
 
 
+def test_tune_leaves_out_the_caps_the_sidebars_overlap_does_not_fit_and_says_so(app: AppTest) -> None:
+    """Overlap 128 (fine at the sidebar's cap 1024) once broke the page at the sweep's cap 256: "Something went
+    wrong here (ConfigError)" and no chart."""
+    app.number_input(key="overlap").set_value(128).run()
+    app.switch_page("pages/tune.py").run()
+    assert not app.exception and not app.error
+    assert app.get("plotly_chart"), "the sweep charts"
+    assert sorted(app.dataframe[0].value["hard_cap"].unique()) == [512, 1024, 2048]
+    assert any("Left out: hard cap 256," in c.value and "less than half the hard cap" in c.value for c in app.caption)
+
+
 def test_compare_shows_both_settings_and_marks_differing_boundaries(app: AppTest) -> None:
     app.switch_page("pages/compare.py").run()
     assert not app.exception
