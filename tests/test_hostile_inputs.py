@@ -609,6 +609,21 @@ def test_a_folder_that_cannot_be_read_is_a_failure_not_a_silence(
     assert "cannot read the folder" in one_error_line(capsys.readouterr().err)
 
 
+def running_with(argument: str, wait: float = 10.0) -> list[int]:
+    """The processes (Linux's /proc) whose command line holds ``argument``, once ``wait`` seconds have
+    passed or none is left (a worker forked by a run has the run's command line)."""
+    deadline = time.monotonic() + wait
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            with contextlib.suppress(OSError):
+                if entry.name.isdigit() and argument.encode() in (entry / "cmdline").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
 def test_sigterm_stops_a_directory_run_cleanly(tmp_path: Path) -> None:
     """SIGTERM (`timeout`, `kill`, `docker stop`) once left a partial `.chunks.jsonl.*.tmp` behind."""
     src, out = tmp_path / "docs", tmp_path / "out"
@@ -628,6 +643,7 @@ def test_sigterm_stops_a_directory_run_cleanly(tmp_path: Path) -> None:
     finally:
         run.kill()
     assert run.returncode == 143 and "Traceback" not in err, err
+    assert not running_with(str(src)), "a worker outlived the run"
     assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
     assert not (out / "chunks.jsonl").exists()  # written only by a run that ends
     assert all(json.loads(p.read_text("utf-8"))["chunks"] for p in out.glob("*.md.json"))  # each one whole
