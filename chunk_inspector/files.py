@@ -33,6 +33,7 @@ __all__ = [
     "AtomicFile",
     "FileRefused",
     "display",
+    "is_unicode",
     "printable",
     "read_bytes",
     "same_file",
@@ -64,8 +65,14 @@ def printable(text: str) -> str:
 
 def utf8_name(path: Path | str) -> bool:
     """Whether ``path`` is valid UTF-8 (a name read from the file system may hold undecodable bytes)."""
+    return is_unicode(str(path))
+
+
+def is_unicode(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8: it holds no lone surrogate (an undecodable byte of a file
+    name, JSON's ``"\\ud800"``)."""
     try:
-        str(path).encode("utf-8")
+        text.encode("utf-8")
     except UnicodeEncodeError:
         return False
     return True

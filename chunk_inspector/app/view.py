@@ -690,16 +690,14 @@ def sweep(
     statistics per point. A point where the other options do not fit its cap (an overlap of half the cap or
     more, a minimum chunk over it) is left out, as :func:`~chunk_inspector.app.evaluate_view.recall_sweep`
     leaves it out (:func:`unfit_caps` names them)."""
-    grid = [(t, c) for c in caps for t in targets if t <= c]
+    caps = list(caps)
+    unfit = unfit_caps(caps, options)
+    grid = [(t, c) for c in caps if c not in unfit for t in targets if t <= c]
     rows = []
     for n, (target, hard_cap) in enumerate(grid):
         if progress is not None:
             progress(n / len(grid), f"target {target}, hard cap {hard_cap}")
-        try:
-            point = replace(options, target=target, hard_cap=hard_cap)
-        except chunker.ConfigError:
-            continue
-        chunks = chunker.chunk_with(doc, point)
+        chunks = chunker.chunk_with(doc, replace(options, target=target, hard_cap=hard_cap))
         sizes = [c.token_count for c in chunks]
         stats = summary(chunks, tiny_below)
         rows.append(

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from chunk_inspector.files import DEFAULT_MAX_BYTES, FileRefused, display, read_bytes, under_root
+from chunk_inspector.files import DEFAULT_MAX_BYTES, FileRefused, display, is_unicode, read_bytes, under_root
 from chunker.errors import ChunkerError
 
 __all__ = [
@@ -98,9 +98,10 @@ def load_question_set(path: Path, root: Path | None = None, *, max_bytes: int = 
     """Read the set at ``path`` (``.jsonl``, or Chroma's ``.csv``) and the documents it names.
 
     ``root`` is the folder the ``document`` names are relative to; by default the set's own
-    folder (for Chroma's CSV, its ``corpora/`` folder when there is one, refused if it is a link out of
-    the set's folder). A name that resolves outside the root (``..``, an absolute path, a link that
-    leaves it) is refused without being read; the set and each document must be regular files of at most ``max_bytes``.
+    folder (for Chroma's CSV, its ``corpora/`` folder when there is one, refused if it is a link out
+    of the set's folder). A name that resolves outside the root (``..``, an absolute path, a link
+    that leaves it) is refused without being read; the set and each document must be regular files
+    of at most ``max_bytes``.
     """
     fmt = format_of(path.name)
     try:
@@ -295,7 +296,7 @@ def _question(label: str, record: Mapping[str, Any]) -> Question:
     if not isinstance(record["question"], str) or not record["question"].strip():
         raise QuestionSetError(f"{label}: the question is empty")
     for name, value in (("id", qid), ("question", record["question"])):
-        if isinstance(value, str) and not _is_unicode(value):  # JSON's "\ud800": no text can hold it, no table show it
+        if isinstance(value, str) and not is_unicode(value):  # JSON's "\ud800": no text can hold it, no table show it
             raise QuestionSetError(f"{label}: the {name} is not valid Unicode (it holds a lone surrogate)")
     if not isinstance(record["document"], str) or not record["document"]:
         raise QuestionSetError(f"{label}: 'document' must name a file")
@@ -321,14 +322,6 @@ def _question(label: str, record: Mapping[str, Any]) -> Question:
         kind=kind,
         references=tuple(references),
     )
-
-
-def _is_unicode(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _is_int(value: object) -> bool:
