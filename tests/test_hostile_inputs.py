@@ -568,6 +568,9 @@ def test_what_a_document_or_a_set_names_reaches_the_terminal_escaped(tmp_path: P
     Progress(1, screen).advance(f"name{escape}.md")
     drawn = screen.getvalue().removeprefix("\r\x1b[K")  # the bar's own redraw, then nothing raw
     assert "\x1b" not in drawn and drawn.endswith(printable(f"{escape}.md"))
+    log = io.StringIO()
+    Progress(1, log, enabled=False).message(f"skipped: name{escape}.md: a reason")
+    assert log.getvalue() == f"skipped: {printable(f'name{escape}.md')}: a reason\n"
 
 
 def test_a_chroma_corpora_folder_that_links_out_is_refused(tmp_path: Path) -> None:

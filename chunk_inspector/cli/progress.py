@@ -53,11 +53,12 @@ class Progress:
             self.stream.flush()
 
     def message(self, line: str) -> None:
-        """Print ``line`` (always, even when disabled) without garbling the bar."""
+        """Print ``line`` (always, even when disabled) without garbling the bar, :func:`printable` (a skipped
+        file's reason quotes what its name or content holds)."""
         if self._drawn:
             self.stream.write("\r\x1b[K")
             self._drawn = False
-        self.stream.write(line + "\n")
+        self.stream.write(printable(line) + "\n")
         self.stream.flush()
 
     def close(self) -> None:
