@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
+from chunker import fields
 from chunker.errors import ChunkerError
 from chunker.hierarchy import Hierarchy, Node, OutlineEntry, layer_records
 from chunker.spans import Span
@@ -116,41 +117,40 @@ class Chunk:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Chunk:
+        """Read :meth:`to_dict` output back; raises :class:`ChunkerError` for a field of the wrong type (a text
+        that is not a string, a number that is not a whole one, ``1e400``), a reversed or negative span, or a
+        ``char_span`` whose length is not that of the markdown less the engine's additions."""
         try:
             chunk = cls(
-                id=data["id"],
-                index=int(data["index"]),
-                breadcrumb=[str(x) for x in data["breadcrumb"]],
-                markdown=data["markdown"],
-                token_count=int(data["token_count"]),
-                byte_span=_span(data["byte_span"]),
-                char_span=_span(data["char_span"]),
-                line_span=_span(data["line_span"]),
-                headings=[str(x) for x in data.get("headings", [])],
-                flags=[str(x) for x in data.get("flags", [])],
-                added_prefix=data.get("added_prefix", ""),
-                added_suffix=data.get("added_suffix", ""),
-                clause=_optional_str(data.get("clause")),
-                overlap_span=None if data.get("overlap_span") is None else _span(data["overlap_span"]),
-                breadcrumb_line=_optional_str(data.get("breadcrumb_line")),
-                context_tokens=None if data.get("context_tokens") is None else int(data["context_tokens"]),
+                id=fields.text(data["id"]),
+                index=fields.whole(data["index"]),
+                breadcrumb=fields.texts(data["breadcrumb"]),
+                markdown=fields.text(data["markdown"]),
+                token_count=fields.whole(data["token_count"]),
+                byte_span=fields.span(data["byte_span"]),
+                char_span=fields.span(data["char_span"]),
+                line_span=fields.span(data["line_span"]),
+                headings=fields.texts(data.get("headings", [])),
+                flags=fields.texts(data.get("flags", [])),
+                added_prefix=fields.text(data.get("added_prefix", "")),
+                added_suffix=fields.text(data.get("added_suffix", "")),
+                clause=fields.optional_text(data.get("clause")),
+                overlap_span=None if data.get("overlap_span") is None else fields.span(data["overlap_span"]),
+                breadcrumb_line=fields.optional_text(data.get("breadcrumb_line")),
+                context_tokens=None if data.get("context_tokens") is None else fields.whole(data["context_tokens"]),
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise ChunkerError(f"malformed chunk {data.get('id', '?')!r}: {exc}") from exc
+            raise ChunkerError(f"malformed chunk {fields.shown(data.get('id', '?'))}: {exc}") from None
+        body = len(chunk.markdown) - len(chunk.added_prefix) - len(chunk.added_suffix)
+        if chunk.char_span[1] - chunk.char_span[0] != body:
+            raise ChunkerError(
+                f"chunk {chunk.id!r}: its char_span {chunk.char_span!r} is not {body:,} characters long, "
+                "the length of its markdown less the added prefix and suffix"
+            )
         stated = data.get("content_sha256")  # absent from JSON written before it existed
         if stated is not None and stated != chunk.content_sha256:
             raise ChunkerError(f"chunk {chunk.id!r}: its content_sha256 is not the SHA-256 of its markdown")
         return chunk
-
-
-def _span(value: Any) -> Span:
-    if not isinstance(value, list | tuple) or len(value) != 2:
-        raise ValueError(f"a span is a two-element array, got {value!r}")
-    return int(value[0]), int(value[1])
-
-
-def _optional_str(value: Any) -> str | None:
-    return None if value is None else str(value)
 
 
 class ChunkSet(Sequence[Chunk]):
@@ -267,8 +267,8 @@ class ChunkSet(Sequence[Chunk]):
                 raise ChunkerError(f"the {key} of a chunk-set JSON is an object")
         chunks = [Chunk.from_dict(item) for item in items]
         outline = raw.get("outline")  # absent from JSON written before the hierarchy: still version 1
-        if outline is not None and not isinstance(outline, list):
-            raise ChunkerError(f"the outline of a chunk-set JSON is a list, got {type(outline).__name__}")
+        if outline is not None and not (isinstance(outline, list) and all(isinstance(e, dict) for e in outline)):
+            raise ChunkerError("the outline of a chunk-set JSON is a list of objects")
         entries = None if outline is None else [OutlineEntry.from_dict(item) for item in outline]
         return cls(chunks, raw.get("document", {}), raw.get("config", {}), entries)
 

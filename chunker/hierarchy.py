@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from chunker import fields
 from chunker.errors import ChunkerError
 from chunker.model import CacheSlot, Document
 from chunker.spans import Span
@@ -96,20 +97,19 @@ class OutlineEntry:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> OutlineEntry:
         try:
-            parent = data["parent_id"]
             return cls(
-                id=str(data["id"]),
-                parent_id=None if parent is None else str(parent),
-                level=int(data["level"]),
-                title=str(data["title"]),
-                byte_span=_span(data["byte_span"]),
-                char_span=_span(data["char_span"]),
-                line_span=_span(data["line_span"]),
-                own_tokens=int(data["own_tokens"]),
-                tokens=int(data["tokens"]),
+                id=fields.text(data["id"]),
+                parent_id=fields.optional_text(data["parent_id"]),
+                level=fields.whole(data["level"]),
+                title=fields.text(data["title"]),
+                byte_span=fields.span(data["byte_span"]),
+                char_span=fields.span(data["char_span"]),
+                line_span=fields.span(data["line_span"]),
+                own_tokens=fields.whole(data["own_tokens"]),
+                tokens=fields.whole(data["tokens"]),
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise ChunkerError(f"malformed outline entry {data.get('id', '?')!r}: {exc}") from exc
+            raise ChunkerError(f"malformed outline entry {fields.shown(data.get('id', '?'))}: {exc}") from None
 
 
 _OUTLINE: CacheSlot[tuple[OutlineEntry, ...]] = CacheSlot("outline")
@@ -217,12 +217,20 @@ class Hierarchy:
         entries = tuple(entries) if entries else (_fallback_entry(chunks, header),)
         if entries[0].id != DOCUMENT_ID or entries[0].parent_id is not None:
             raise ChunkerError(f"an outline starts with the document entry {DOCUMENT_ID!r}, got {entries[0].id!r}")
-        by_id = {entry.id: entry for entry in entries}
-        kids: dict[str, list[OutlineEntry]] = {entry.id: [] for entry in entries}
+        # Each id once, each parent before its children (the outline is in document order): no entry can be its
+        # own ancestor, and the walks below end (two entries "s1", one under the other, once never did).
+        kids: dict[str, list[OutlineEntry]] = {DOCUMENT_ID: []}
         for entry in entries[1:]:
+            if entry.id in kids:
+                raise ChunkerError(f"the outline names {entry.id!r} twice")
             if entry.parent_id not in kids:
-                raise ChunkerError(f"outline entry {entry.id!r} has an unknown parent {entry.parent_id!r}")
+                raise ChunkerError(f"outline entry {entry.id!r} has a parent {entry.parent_id!r} not named before it")
             kids[entry.parent_id].append(entry)
+            kids[entry.id] = []
+        by_id = {entry.id: entry for entry in entries}
+        chunk_ids = [chunk.id for chunk in chunks]
+        if len(set(chunk_ids)) != len(chunk_ids) or not kids.keys().isdisjoint(chunk_ids):
+            raise ChunkerError("a chunk id is named twice, or is also the id of a section")
         starts = {key: [e.char_span[0] for e in value] for key, value in kids.items()}
 
         parent_of = {chunk.id: _deepest(chunk.char_span, kids, starts) for chunk in chunks}
@@ -334,12 +342,6 @@ class Hierarchy:
         return build(self._nodes[DOCUMENT_ID])
 
 
-def _span(value: Any) -> Span:
-    if not isinstance(value, list | tuple) or len(value) != 2:
-        raise ValueError(f"a span is a two-element array, got {value!r}")
-    return int(value[0]), int(value[1])
-
-
 def _deepest(span: Span, kids: Mapping[str, list[OutlineEntry]], starts: Mapping[str, list[int]]) -> str:
     """Id of the deepest outline entry whose char span holds ``span`` (siblings are disjoint and ordered)."""
     current = DOCUMENT_ID
@@ -374,18 +376,21 @@ def _entry_node(entry: OutlineEntry, kind: str, children: tuple[str, ...], prev:
 def _fallback_entry(chunks: Sequence[ChunkFields], header: Mapping[str, Any]) -> OutlineEntry:
     """The document alone, for a chunk set read from JSON written before the outline existed."""
     chars = max((chunk.char_span[1] for chunk in chunks), default=0)
-    tokens = int(header.get("token_count", 0))
-    return OutlineEntry(
-        DOCUMENT_ID,
-        None,
-        0,
-        str(header.get("name", "")),
-        (0, int(header.get("bytes", 0))),
-        (0, chars),
-        (1, max(int(header.get("lines", 1)), 1)),
-        tokens,
-        tokens,
-    )
+    try:
+        tokens = fields.whole(header.get("token_count", 0))
+        return OutlineEntry(
+            DOCUMENT_ID,
+            None,
+            0,
+            str(header.get("name", "")),
+            fields.span([0, header.get("bytes", 0)]),
+            (0, chars),
+            (1, max(fields.whole(header.get("lines", 1)), 1)),
+            tokens,
+            tokens,
+        )
+    except (TypeError, ValueError) as exc:
+        raise ChunkerError(f"malformed document header of a chunk set without an outline: {exc}") from None
 
 
 # -- the three layers ----------------------------------------------------------------

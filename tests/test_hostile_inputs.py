@@ -681,3 +681,50 @@ def test_a_lone_surrogate_in_an_id_or_a_question_is_refused_by_the_one_reader(ro
         read_question_set(json.dumps(bad) + "\n", "jsonl", {"guide.md": DOC}, "set.jsonl")
     with pytest.raises(QuestionSetError, match=f"the {field} is not valid Unicode"):
         load_question_set(write_set(root, bad))
+
+
+# -- found by an attacker's pass over the JSON readers (2026-11-27) --------------------------------------------
+
+
+def chunk_set_json(**changes: object) -> dict[str, object]:
+    """A good chunk-set JSON (two sections, two chunks), its first chunk changed by ``changes``."""
+    chunks = chunker.chunk_markdown("# A\n\nhello world\n\n## B\n\ntext more\n", name="a.md", target=16, hard_cap=16)
+    data = chunks.to_dict()
+    first = data["chunks"][0]
+    first.update(changes)
+    if changes:
+        del first["content_sha256"]
+    return data
+
+
+def _outline_with_a_twin(data: dict[str, object]) -> dict[str, object]:
+    outline = data["outline"]
+    assert isinstance(outline, list)
+    outline.append(outline[1] | {"parent_id": outline[1]["id"]})  # a second "s1" under the first
+    return data
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        chunk_set_json(index=float("inf")),  # the literal 1e400: OverflowError
+        chunk_set_json(token_count=float("inf")),
+        chunk_set_json(char_span=[float("inf"), 1]),
+        chunk_set_json(markdown=5),  # read, then layers() and contextualize() raised TypeError
+        chunk_set_json(added_prefix=None),
+        chunk_set_json(breadcrumb="abc"),
+        chunk_set_json(char_span=[9, 2]),
+        chunk_set_json(char_span=[0, 10**12]),  # 600 bytes that made layers() allocate terabytes
+        chunk_set_json() | {"outline": [5]},  # AttributeError
+        _outline_with_a_twin(chunk_set_json()),  # hierarchy() never returned
+    ],
+    ids=[
+        "inf-index", "inf-tokens", "inf-span", "int-markdown", "null-prefix", "str-breadcrumb", "reversed-span",
+        "span-past-markdown", "outline-item", "outline-twin",
+    ],
+)  # fmt: skip
+def test_a_malformed_chunk_set_json_is_refused_where_it_is_read(data: dict[str, object]) -> None:
+    """Each once passed from_json, or raised another error, and then hung, crashed or filled memory later."""
+    text = json.dumps(data).replace("Infinity", "1e400")
+    with pytest.raises(chunker.ChunkerError):
+        chunker.ChunkSet.from_json(text).layers()
