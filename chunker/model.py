@@ -21,6 +21,7 @@ from itertools import accumulate, repeat
 from operator import add, attrgetter
 from typing import Any, Generic, TypeVar, cast
 
+from chunker import fields
 from chunker.errors import ChunkerError
 from chunker.spans import SourceMap, Span
 from chunker.tokens import TextCounts, Tokenizer, TokenizerLike, get_tokenizer
@@ -195,16 +196,17 @@ class Block:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Block:
+        """Read :meth:`to_dict` output back; a field of another type is a ``TypeError`` (:mod:`chunker.fields`)."""
         return cls(
-            kind=data["kind"],
-            char_span=_span(data["char_span"]),
-            byte_span=_span(data["byte_span"]),
-            line_span=_span(data["line_span"]),
-            tokens=int(data["tokens"]),
-            join_tokens=int(data["join_tokens"]),
-            level=int(data.get("level", 0)),
-            title=data.get("title", ""),
-            info=data.get("info", ""),
+            kind=fields.text(data["kind"]),
+            char_span=fields.span(data["char_span"]),
+            byte_span=fields.span(data["byte_span"]),
+            line_span=fields.span(data["line_span"]),
+            tokens=fields.whole(data["tokens"]),
+            join_tokens=fields.whole(data["join_tokens"]),
+            level=fields.whole(data.get("level", 0)),
+            title=fields.text(data.get("title", "")),
+            info=fields.text(data.get("info", "")),
         )
 
 
@@ -473,7 +475,7 @@ class Document:
                 f"schema={raw.get('schema')!r}, version={raw.get('version')!r}"
             )
         if tokenizer is None:
-            if raw["tokenizer"].startswith("callable:"):
+            if fields.text(raw["tokenizer"]).startswith("callable:"):
                 raise ChunkerError(
                     f"this document was counted with {raw['tokenizer']!r}; "
                     f"pass that callable as Document.from_json(..., tokenizer=fn)"
@@ -482,16 +484,21 @@ class Document:
         blocks: list[Block] = []
         root = _section_from_dict(raw["tree"], blocks)
         fm_block = raw.get("front_matter_block")
-        return cls(
-            name=raw["name"],
-            text=raw["text"],
+        front_matter = raw.get("front_matter")
+        if front_matter is not None and not isinstance(front_matter, dict):
+            raise TypeError(f"the front matter is an object or null, got {fields.shown(front_matter)}")
+        doc = cls(
+            name=fields.text(raw["name"]),
+            text=fields.text(raw["text"]),
             tokenizer=get_tokenizer(tokenizer),
             blocks=tuple(blocks),
             root=root,
-            token_count=int(raw["token_count"]),
-            front_matter=raw.get("front_matter"),
+            token_count=fields.whole(raw["token_count"]),
+            front_matter=front_matter,
             front_matter_block=None if fm_block is None else Block.from_dict(fm_block),
         )
+        _check_read_back(doc)
+        return doc
 
 
 # Constructors for blocks and sections whose values are valid by construction (the parser's):
@@ -574,9 +581,43 @@ def region_tokens(cumulative: Sequence[int], blocks: Sequence[Block], first: int
     return cumulative[stop - 1] - cumulative[first] + blocks[stop - 1].tokens
 
 
-def _span(value: Any) -> Span:
-    first, last = value
-    return int(first), int(last)
+def _check_read_back(doc: Document) -> None:
+    """Raise :class:`ChunkerError` unless ``doc``, read from JSON, is as the parser makes them: its blocks in
+    order inside the text, their byte and line spans those of their char spans, a heading's level 1 to 6 and
+    another block's 0, every section's level its heading's and below its parent's, no negative count. The
+    engine trusts these (a span past the text, a join of -10^12 tokens, once failed in chunking)."""
+    source, length = doc.source, len(doc.text)
+    end = 0
+    fm = () if doc.front_matter_block is None else (doc.front_matter_block,)
+    for block in (*fm, *doc.blocks):
+        start, stop = block.char_span
+        where = f"a {block.kind} block at {block.char_span!r}"
+        if not end <= start <= stop <= length:
+            raise ChunkerError(f"{where} is not inside the text ({length:,} characters), after the block before it")
+        if block.byte_span != (source.byte_offset(start), source.byte_offset(stop)):
+            raise ChunkerError(f"{where} has the byte_span {block.byte_span!r}, not that of its text")
+        lines = (source.line_index(start) + 1, source.line_index(max(stop - 1, start)) + 1)
+        if block.line_span != lines:
+            raise ChunkerError(f"{where} has the line_span {block.line_span!r}, not {lines!r}")
+        if not (1 <= block.level <= 6 if block.kind == "heading" else block.level == 0):
+            raise ChunkerError(f"{where} has the level {block.level}")
+        if block.tokens + block.join_tokens < 0:
+            raise ChunkerError(f"{where} has a join of {block.join_tokens:,} tokens, more than its own")
+        end = stop
+    if (doc.front_matter_block is not None and doc.front_matter_block.kind != "front_matter") or doc.token_count < 0:
+        raise ChunkerError("the front matter block is of another kind, or the token count is negative")
+    stack = [doc.root]
+    while stack:
+        section = stack.pop()
+        is_root = section is doc.root
+        heading = section.heading
+        if (heading is None) != is_root or (heading is not None and heading.kind != "heading"):
+            raise ChunkerError(f"the section {fields.shown(section.title)} has no heading, or a block of another kind")
+        if section.level != (0 if heading is None else heading.level) or section.own_tokens < 0 or section.tokens < 0:
+            raise ChunkerError(f"the section {fields.shown(section.title)} has another level than its heading's")
+        if any(child.level <= section.level for child in section.children):
+            raise ChunkerError(f"a section under {fields.shown(section.title)} is not at a deeper level")
+        stack.extend(section.children)
 
 
 def _section_from_dict(data: dict[str, Any], blocks: list[Block]) -> Section:
@@ -589,14 +630,14 @@ def _section_from_dict(data: dict[str, Any], blocks: list[Block]) -> Section:
     direct_end = len(blocks)
     children = tuple(_section_from_dict(child, blocks) for child in data["children"])
     return Section(
-        level=int(data["level"]),
-        title=data["title"],
+        level=fields.whole(data["level"]),
+        title=fields.text(data["title"]),
         heading=heading,
         blocks=direct,
         children=children,
         first=first,
         direct_end=direct_end,
         end=len(blocks),
-        own_tokens=int(data["own_tokens"]),
-        tokens=int(data["tokens"]),
+        own_tokens=fields.whole(data["own_tokens"]),
+        tokens=fields.whole(data["tokens"]),
     )

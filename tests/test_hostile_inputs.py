@@ -728,3 +728,46 @@ def test_a_malformed_chunk_set_json_is_refused_where_it_is_read(data: dict[str, 
     text = json.dumps(data).replace("Infinity", "1e400")
     with pytest.raises(chunker.ChunkerError):
         chunker.ChunkSet.from_json(text).layers()
+
+
+SOURCE = "# A\n\nhello world\n\n## B\n\ntext more\n"
+
+
+def document_json(change: str, value: object) -> str:
+    """A good document JSON with one field changed: ``doc.KEY``, ``section.KEY`` (# A) or ``block.KEY`` (its
+    paragraph)."""
+    data = chunker.parse(SOURCE, name="a.md").to_dict()
+    where, key = change.split(".")
+    section = data["tree"]["children"][0]
+    {"doc": data, "section": section, "block": section["blocks"][0]}[where][key] = value
+    return json.dumps(data).replace("Infinity", "1e400")
+
+
+@pytest.mark.parametrize(
+    ("change", "value"),
+    [
+        ("block.tokens", float("inf")),  # OverflowError
+        ("doc.token_count", float("inf")),
+        ("block.join_tokens", -(10**12)),  # read, then chunking raised IndexError
+        ("block.char_span", [0, 10**9]),  # past the text
+        ("block.byte_span", [0, 10**9]),
+        ("block.line_span", [9, 9]),
+        ("block.char_span", [0, 3]),  # overlaps the heading before it
+        ("doc.text", ""),  # spans past the text: chunking raised IndexError
+        ("section.title", 5),  # AttributeError when chunked
+        ("doc.name", None),  # TypeError when chunked
+        ("section.level", 10**9),  # `chunker tree` built a line of a billion '#'
+        ("block.level", 3),  # a paragraph with a heading's level
+    ],
+)
+def test_a_malformed_document_json_is_refused_where_it_is_read(change: str, value: object) -> None:
+    """Each once passed Document.from_json, or raised another error, then crashed or filled memory later."""
+    with pytest.raises(chunker.ChunkerError):
+        chunker.Document.from_json(document_json(change, value))
+
+
+def test_a_document_json_read_back_chunks_as_the_parsed_document() -> None:
+    doc = chunker.parse(SOURCE, name="a.md")
+    again = chunker.Document.from_json(doc.to_json())
+    options = chunker.ChunkOptions(16, 16)
+    assert chunker.chunk_with(again, options) == chunker.chunk_with(doc, options)
