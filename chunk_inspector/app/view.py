@@ -751,10 +751,11 @@ def python_snippet(name: str, settings: chunker.ChunkOptions) -> str:
 
 
 def cli_command(name: str, settings: chunker.ChunkOptions) -> str:
-    """The ``chunker`` command line that writes the same JSON."""
+    """The ``chunker`` command line that writes the same JSON. ``name`` is an upload's: quoted for the shell, and
+    one that starts with ``-`` written ``./-…``, so that it is the file and never an option (``--ray=HOST``)."""
     parts = [
         "chunker",
-        _shell_quote(name),
+        _shell_quote(f"./{name}" if name.startswith("-") else name),  # a name is a file, never an option
         f"--target {settings.target}",
         f"--hard-cap {settings.hard_cap}",
         f"--tokenizer {_shell_quote(tokenizer_label(settings.tokenizer_name))}",

@@ -369,3 +369,21 @@ def test_markdown_in_a_question_set_and_a_document_name_is_shown_as_text(app: Ap
         assert not app.exception, page
         assert not unescaped_markdown(app), (page, unescaped_markdown(app))
         assert "198.51.100.9/h.png" not in " ".join(h.proto.body for h in app.get("html") if "<img" in h.proto.body)
+
+
+# -- the Export page's code: names that must stay one argument -------------------------------------------------------
+
+
+def test_an_upload_named_like_an_option_stays_the_file_in_the_export_command_line(app: AppTest) -> None:
+    """An upload named ``--ray=203.0.113.9:10001.md`` once stood in the Export page's command line as an option
+    (``chunker --ray=…``), which a user copying it would have run against someone else's Ray cluster."""
+    import shlex
+
+    name = "--ray=203.0.113.9:10001.md"
+    app.segmented_control(key="source").set_value("Upload").run()
+    app.file_uploader(key="uploads").set_value((name, b"# Title\n\nSome text.\n", "text/markdown")).run()
+    app.switch_page("pages/export.py").run()
+    assert not app.exception
+    command = next(c.value for c in app.code if c.value.startswith("chunker "))
+    words = shlex.split(command)
+    assert words[1] == f"./{name}" and not any(word.startswith("--ray") for word in words)
