@@ -526,8 +526,11 @@ class _Row:
         preamble = self.preamble_atoms
         preamble_joins = 0 < preamble < n and sums[preamble] - atoms[preamble - 1].join < small_size(target)
         per_chunk = CHUNK_COST
-        sizes = _size_costs(target, hard_cap, small)  # a chunk over the hard cap (one atom too big) is past the end
         opens = [p for p in range(n + 1) if boundary[p] < FORBIDDEN]  # 0 and n among them
+        ends_o = [0, *(sums[k] - atoms[k - 1].join for k in opens[1:])]  # the tokens up to each end
+        # A chunk over the hard cap (one atom too big) is past the sizes' end. No chunk holds more tokens than the
+        # furthest end: the tables stop there too, so their length is the document's, not the cap's.
+        sizes = _size_costs(target, min(hard_cap, max(ends_o)), small)
         sums_o = [sums[p] for p in opens]
         musts = [p for p in range(n) if must[p]] + [n]
         best_o = [0.0] * len(opens)
@@ -538,11 +541,10 @@ class _Row:
         back_o = [0] * len(opens)
         # least_o[b]: the least of rest_o over the b-th block of _BLOCK starts, once all are known
         least_o: list[float] = []
-        floors = _size_floors(target, hard_cap, small)
+        floors = _size_floors(target, len(sizes) - 1, small)
         window: deque[int] = deque()  # starts in [first, over) of increasing rest_o: its least first
         pushed = 0  # the starts up to here went through the window
         seed = 0  # the best start of the last end
-        ends_o = [0, *(sums[k] - atoms[k - 1].join for k in opens[1:])]  # the tokens up to each end
         if not all(map(le, ends_o, ends_o[1:])) or max(map(sub, ends_o, sums_o)) > target:
             return None  # the windows below only move forward, and stay before their end: ends grow, joins > -target
         last_must, next_must = 0, 0
@@ -677,7 +679,9 @@ class _Row:
         preamble_joins = 0 < preamble < n and sums[preamble] - atoms[preamble - 1].join < small_size(target)
         first, parent, section_of, block_of = self.first, self.parent, self.atom_section, self.atom_block
         in_budget, cap = self.packing.options.breadcrumb_in_budget, self._section_cap
-        per_chunk, sizes = CHUNK_COST, _size_costs(target, hard_cap, small)
+        # No chunk holds more tokens than the furthest end: the table stops there (its length is the document's).
+        longest = max(sums[k] - atoms[k - 1].join for k in range(1, n + 1))
+        per_chunk, sizes = CHUNK_COST, _size_costs(target, max(0, min(hard_cap, longest)), small)
         best = [_INFINITY] * (n + 1)
         best[0] = 0.0
         back = [0] * (n + 1)

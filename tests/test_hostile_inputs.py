@@ -771,3 +771,14 @@ def test_a_document_json_read_back_chunks_as_the_parsed_document() -> None:
     again = chunker.Document.from_json(doc.to_json())
     options = chunker.ChunkOptions(16, 16)
     assert chunker.chunk_with(again, options) == chunker.chunk_with(doc, options)
+
+
+def test_a_hard_cap_of_billions_costs_what_the_document_costs(tmp_path: Path) -> None:
+    """`--hard-cap 999999999999` ("no cap, just the target") on a 60-byte file once ran out of memory (a 4 GB
+    limit) or never ended (`chunker eval`): the optimal packer tabled a size cost for every count up to the cap."""
+    (tmp_path / "doc.md").write_text(DOC, encoding="utf-8")
+    started = time.monotonic()
+    result = cli(tmp_path / "doc.md", "--hard-cap", "999999999999", timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert time.monotonic() - started < 30
+    assert chunker.ChunkSet.from_json(result.stdout).config["hard_cap"] == 999999999999
