@@ -528,9 +528,11 @@ class _Row:
         per_chunk = CHUNK_COST
         opens = [p for p in range(n + 1) if boundary[p] < FORBIDDEN]  # 0 and n among them
         ends_o = [0, *(sums[k] - atoms[k - 1].join for k in opens[1:])]  # the tokens up to each end
+        if not all(map(le, ends_o, ends_o[1:])):
+            return None  # the windows below only move forward: ends grow
         # A chunk over the hard cap (one atom too big) is past the sizes' end. No chunk holds more tokens than the
-        # furthest end: the tables stop there too, so their length is the document's, not the cap's.
-        sizes = _size_costs(target, min(hard_cap, max(ends_o)), small)
+        # last end: the tables stop there too, so their length is the document's, not the cap's.
+        sizes = _size_costs(target, min(hard_cap, ends_o[-1]), small)
         sums_o = [sums[p] for p in opens]
         musts = [p for p in range(n) if must[p]] + [n]
         best_o = [0.0] * len(opens)
@@ -545,8 +547,8 @@ class _Row:
         window: deque[int] = deque()  # starts in [first, over) of increasing rest_o: its least first
         pushed = 0  # the starts up to here went through the window
         seed = 0  # the best start of the last end
-        if not all(map(le, ends_o, ends_o[1:])) or max(map(sub, ends_o, sums_o)) > target:
-            return None  # the windows below only move forward, and stay before their end: ends grow, joins > -target
+        if max(map(sub, ends_o, sums_o)) > target:
+            return None  # the windows below stay before their end: joins > -target
         last_must, next_must = 0, 0
         after_must = 0  # the first open start at or after the last mandatory boundary
         after_preamble = bisect_left(opens, preamble)  # the first open start after the preamble
@@ -679,9 +681,11 @@ class _Row:
         preamble_joins = 0 < preamble < n and sums[preamble] - atoms[preamble - 1].join < small_size(target)
         first, parent, section_of, block_of = self.first, self.parent, self.atom_section, self.atom_block
         in_budget, cap = self.packing.options.breadcrumb_in_budget, self._section_cap
-        # No chunk holds more tokens than the furthest end: the table stops there (its length is the document's).
-        longest = max(sums[k] - atoms[k - 1].join for k in range(1, n + 1))
-        per_chunk, sizes = CHUNK_COST, _size_costs(target, max(0, min(hard_cap, longest)), small)
+        # The table of sizes stops at the hard cap or at the longest chunk the document could make, if shorter (its
+        # length is then the document's, not the cap's); a chunk off the table is weighed by _size_term.
+        longest = max(sums) - min(sums)
+        per_chunk, sizes = CHUNK_COST, _size_costs(target, min(hard_cap, longest), small)
+        limit = len(sizes)
         best = [_INFINITY] * (n + 1)
         best[0] = 0.0
         back = [0] * (n + 1)
@@ -709,7 +713,7 @@ class _Row:
                     cost = best[i] - inside[i + 1] + inside[k]  # summed as _open_programme sums it
                     if cost >= found or (i < k - 1 and tokens > cap(section)):
                         continue
-                    cost += fixed + (sizes[tokens] if tokens <= hard_cap else _size_term(tokens, target, small))
+                    cost += fixed + (sizes[tokens] if 0 <= tokens < limit else _size_term(tokens, target, small))
                     if cost < found:
                         found, at = cost, i
             else:
@@ -718,7 +722,7 @@ class _Row:
                     if cost >= found:
                         continue
                     tokens = end - sums[i]
-                    cost += fixed + (sizes[tokens] if tokens <= hard_cap else _size_term(tokens, target, small))
+                    cost += fixed + (sizes[tokens] if 0 <= tokens < limit else _size_term(tokens, target, small))
                     if cost < found:
                         found, at = cost, i
             best[k], back[k] = found, at
