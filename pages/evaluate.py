@@ -403,8 +403,10 @@ def _label(qid: str) -> str:
 
 
 ids = [r.question.id for r in results]
-if st.session_state.get("eval_question") not in by_id:
-    st.session_state.eval_question = ids[0]
+# Set on every run, not only when unknown: after a run without the list (another question set chosen, then
+# this one again) Streamlit keeps the question but draws the list anew at its first option unless told.
+chosen = st.session_state.get("eval_question")
+st.session_state.eval_question = chosen if chosen in by_id else ids[0]
 choice = st.selectbox("Question (misses first)", ids, format_func=_label, key="eval_question")
 result = by_id[str(choice)]
 detail = evaluate_view.miss_detail(run, result, view.tiny_below(settings))

@@ -172,3 +172,28 @@ def test_choosing_a_chunk_explains_its_optimal_cost(page: Page, app_url: str) ->
     page.get_by_role("tab", name="Why this chunk").click()
     chart = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="Cost of this chunk")
     expect(chart).to_contain_text(f"Cost of this chunk: {terms.total:.3f}")
+
+
+def test_the_question_list_shows_the_question_shown_after_another_set(page: Page, app_url: str) -> None:
+    """Choose a question, open "Write your own", come back to the bundled set: the list still names the question
+    whose answer the page shows (it used to be drawn at its first option while the page showed the chosen one)."""
+    questions = load_bundled(SAMPLES)
+    result = evaluate(questions, Contender.engine(chunker.ChunkOptions()), get_retriever("bm25"))
+    first, other = result.misses()[0], result.misses()[-1]
+    assert first.question.id != other.question.id
+    open_app(page, app_url, "evaluate")
+    expect(page.locator('[data-testid="stMetric"]').first).to_contain_text(
+        f"{result.mean()['recall@budget']:.3f}", timeout=90_000
+    )
+    page.wait_for_selector(IDLE)
+    chooser = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').filter(has_text="Question")
+    chooser.click()
+    page.keyboard.type(f" {other.question.id} · ")
+    page.get_by_role("option", name=re.compile(f" {other.question.id} · ")).click()
+    expect(page.locator("strong", has_text=other.question.question)).to_be_visible(timeout=30_000)
+    page.wait_for_selector(IDLE)
+    for label in ("Write your own", "Bundled (samples)"):
+        page.locator("button").filter(has_text=re.compile(f"^{re.escape(label)}$")).first.click()
+        page.wait_for_selector(IDLE)
+    expect(page.locator("strong", has_text=other.question.question)).to_be_visible(timeout=30_000)
+    expect(chooser.locator("input")).to_have_value(re.compile(f" {other.question.id} · "))
