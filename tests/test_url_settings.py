@@ -5,6 +5,7 @@ changed value is named in a note."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -199,3 +200,13 @@ def test_a_long_or_unprintable_value_is_quoted_short_in_the_note() -> None:
     assert len(checked.note()) < 200
     assert "\x00" not in checked.note() and "\n" not in checked.note()
     assert url_settings.SHOWN < 5000
+
+
+def test_docs_app_md_gives_the_defaults_the_app_opens_at() -> None:
+    """docs/app.md's table of link parameters names, for each, the value the sidebar opens at."""
+    rows = (Path(__file__).resolve().parents[1] / "docs" / "app.md").read_text(encoding="utf-8").splitlines()
+    row = next(line for line in rows if line.startswith("| `hard_cap`, `target` |"))
+    assert row.rstrip(" |").rsplit("|", 1)[1].strip() == f"{LinkSettings().hard_cap}, {LinkSettings().target}"
+    for name in ("strategy", "overlap", "min_tokens", "tokenizer"):
+        row = next(line for line in rows if line.startswith(f"| `{name}` |"))
+        assert row.rstrip(" |").rsplit("|", 1)[1].strip().strip("`") == str(getattr(LinkSettings(), name))

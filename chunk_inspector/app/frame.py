@@ -324,7 +324,8 @@ def _document_source() -> tuple[str, str] | None:
             type=["md", "markdown", "txt"],
             accept_multiple_files=True,
             key="uploads",
-            help="The first file opens here; the Corpus page takes all of them.",
+            help="The first file opens here; a question set on Evaluate may name any of them. "
+            "The Corpus page takes its own upload.",
         )
         if not files:
             st.sidebar.info("Upload a file, or pick a sample meanwhile.")

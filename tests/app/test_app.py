@@ -306,3 +306,18 @@ def test_options_the_hard_cap_cannot_hold_are_lowered_with_a_warning() -> None:
     warning = " ".join(w.value for w in at.sidebar.warning)
     assert "overlap 1000 → 255" in warning and "minimum chunk 600 → 512" in warning
     assert metric(at, "Chunks") == str(engine_count(GUIDE, 256, 512, overlap=255, min_tokens=512))
+
+
+def test_the_sidebar_upload_says_what_takes_its_files_and_the_corpus_asks_for_its_own(app: AppTest) -> None:
+    """The sidebar's uploader says where its files go: the first opens, Evaluate may name any; the Corpus page,
+    which has its own uploader, still asks for files after uploads in the sidebar."""
+    app.segmented_control(key="source").set_value("Upload").run()
+    app.file_uploader(key="uploads").set_value(
+        [("a.md", b"# A\n\nText a.\n", "text/markdown"), ("b.md", b"# B\n\nText b.\n", "text/markdown")]
+    ).run()
+    help_text = app.file_uploader(key="uploads").proto.help
+    assert "Evaluate" in help_text and "Corpus page takes its own upload" in help_text
+    app.switch_page("pages/corpus.py").run()
+    app.segmented_control(key="corpus_source").set_value("Upload files").run()
+    assert not app.exception
+    assert any("Upload several Markdown files" in plain(i.value) for i in app.info)
