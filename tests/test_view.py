@@ -137,6 +137,9 @@ def test_the_size_histogram_draws_the_bins_with_the_target_and_cap_marked() -> N
     assert bars["type"] == "bar" and list(bars["y"]) == list(counts) and bars["width"] == edges[1] - edges[0]
     assert list(bars["x"]) == [(a + b) / 2 for a, b in itertools.pairwise(edges)]
     assert [shape["x0"] for shape in figure["layout"]["shapes"]] == [256, 512]
+    notes = {note["text"]: note for note in figure["layout"]["annotations"]}
+    assert notes["hard cap"]["x"] == 512 and notes["hard cap"]["xanchor"] == "right", "inside the chart, not cut off"
+    assert notes["target"]["xanchor"] == "left", "apart from the cap's label when the target is the cap"
 
 
 # -- untrusted text: Markdown, archive names, a chunk rendered ---------------------------------------------------

@@ -403,7 +403,7 @@ def size_histogram(
     and a list value by value (20 ms for the 11,000 chunks of a 5 MB document, at every slider move).
     """
 
-    def line(x: int, color: str, dash: str, label: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    def line(x: int, color: str, dash: str, label: str, side: str) -> tuple[dict[str, Any], dict[str, Any]]:
         shape = {
             "type": "line",
             "x0": x,
@@ -420,11 +420,12 @@ def size_histogram(
             "text": label,
             "showarrow": False,
             "font": {"color": color, "size": 11},
-            "xanchor": "left",
+            "xanchor": side,
         }
         return shape, note
 
-    marks = [line(target, "#2e9e5b", "dash", "target"), line(hard_cap, "#d64545", "solid", "hard cap")]
+    # The cap's label goes left of its line: to the right, 12% of a narrow chart cut it off.
+    marks = [line(target, "#2e9e5b", "dash", "target", "left"), line(hard_cap, "#d64545", "solid", "hard cap", "right")]
     counts, edges = size_bins(sizes)
     return {
         "data": [
