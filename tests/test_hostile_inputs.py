@@ -782,3 +782,23 @@ def test_a_hard_cap_of_billions_costs_what_the_document_costs(tmp_path: Path) ->
     assert result.returncode == 0, result.stderr
     assert time.monotonic() - started < 30
     assert chunker.ChunkSet.from_json(result.stdout).config["hard_cap"] == 999999999999
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["-k", "0"], "argument -k: expected a whole number of chunks, 1 or more, got '0'"),
+        (["--budget", "-100"], "argument --budget: expected a whole number of tokens, 1 or more, got '-100'"),
+        (["--overlap", "-1"], "argument --overlap: expected a whole number of tokens, 0 or more, got '-1'"),
+    ],
+)
+def test_eval_refuses_counts_below_their_least(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], said: str
+) -> None:
+    """``-k 0`` retrieved nothing and ``--budget -100`` reported a recall of 1.000: both are usage errors now."""
+    (tmp_path / "a.md").write_text(DOC, encoding="utf-8")
+    (tmp_path / "set.jsonl").write_text(
+        json.dumps({"id": "q1", "question": "What?", "document": "a.md", "answer": "Hello"}) + "\n", encoding="utf-8"
+    )
+    assert main(["eval", str(tmp_path / "set.jsonl"), "-q", *flags]) == 2
+    assert said in one_error_line(capsys.readouterr().err)

@@ -22,7 +22,7 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, NoReturn
@@ -106,14 +106,24 @@ def _megabytes(value: str) -> int:
     return max(1, int(size * MB))
 
 
-def _positive_int(value: str) -> int:
-    try:
-        number = int(value) if len(value) <= 12 else None
-    except ValueError:
-        number = None
-    if number is None:
-        raise argparse.ArgumentTypeError(f"expected a whole number of tokens, got {value[:20]!r}") from None
-    return number
+def _whole_number(least: int, of: str) -> Callable[[str], int]:
+    """An option's type: a whole number of ``of``, ``least`` or more (``-k 0`` retrieves nothing; ``--budget -100``
+    once reported a recall of 1.000)."""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value) if len(value) <= 12 else None
+        except ValueError:
+            number = None
+        if number is None or number < least:
+            raise argparse.ArgumentTypeError(f"expected a whole number of {of}, {least} or more, got {value[:20]!r}")
+        return number
+
+    return parse
+
+
+_tokens = _whole_number(1, "tokens")  # a size: the target, a hard cap, a budget
+_some_tokens = _whole_number(0, "tokens")  # an amount that may be none: the overlap, the least chunk
 
 
 def _jobs(value: str) -> int:
@@ -137,26 +147,26 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
     limits = parser.add_argument_group("chunking")
     limits.add_argument(
         "--target",
-        type=_positive_int,
+        type=_tokens,
         default=chunker.DEFAULT_TARGET,
         help=f"the size chunks are packed to and cut blocks are cut to (default {chunker.DEFAULT_TARGET})",
     )
     limits.add_argument(
         "--hard-cap",
-        type=_positive_int,
+        type=_tokens,
         default=chunker.DEFAULT_HARD_CAP,
         help=f"no chunk exceeds this many tokens (default {chunker.DEFAULT_HARD_CAP})",
     )
     limits.add_argument("--tokenizer", default="cl100k_base", help=_TOKENIZER_HELP)
     limits.add_argument(
         "--overlap",
-        type=_positive_int,
+        type=_some_tokens,
         default=0,
         help="tokens of whole sentences shared by consecutive chunks of a section (default 0)",
     )
     limits.add_argument(
         "--min-tokens",
-        type=_positive_int,
+        type=_some_tokens,
         default=0,
         help="merge chunks smaller than this into a neighbour "
         "of their section when the result fits; flag the rest 'tiny' (default 0)",
@@ -245,7 +255,7 @@ def _tree_parser() -> argparse.ArgumentParser:
     parser.add_argument("file", type=_path, help="Markdown file")
     _add_max_size(parser)
     parser.add_argument("--tokenizer", default="cl100k_base", help=_TOKENIZER_HELP)
-    parser.add_argument("--hard-cap", type=_positive_int, default=None, help="mark sections whose subtree exceeds this")
+    parser.add_argument("--hard-cap", type=_tokens, default=None, help="mark sections whose subtree exceeds this")
     return parser
 
 
@@ -290,9 +300,11 @@ def _eval_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--peers", action="store_true", help="also every installed peer chunker at the same hard cap (and target)"
     )
-    parser.add_argument("-k", type=_positive_int, default=K, help=f"chunks retrieved for the @k columns (default {K})")
     parser.add_argument(
-        "--budget", type=_positive_int, default=BUDGET, help=f"token budget of the @budget columns (default {BUDGET})"
+        "-k", type=_whole_number(1, "chunks"), default=K, help=f"chunks retrieved for the @k columns (default {K})"
+    )
+    parser.add_argument(
+        "--budget", type=_tokens, default=BUDGET, help=f"token budget of the @budget columns (default {BUDGET})"
     )
     parser.add_argument("--format", choices=("table", "json"), default="table", help="table (default) or json")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
