@@ -22,7 +22,7 @@ def _column_html(chunks: Sequence[chunker.Chunk], differs: set[int], tiny_below:
         mark = '<b class="cmp-diff">◆ boundary differs</b> ' if chunk.index in differs else ""
         flags = view.display_flags(chunk, tiny_below)
         flag_html = f' · <span class="cmp-flag">{html.escape(", ".join(flags))}</span>' if flags else ""
-        preview = "\n".join(chunk.markdown.splitlines()[:4])
+        preview = "\n".join(chunk.markdown.splitlines()[:PREVIEW_LINES])
         cards.append(
             f'<div class="cmp-card" style="background:{bg};border-left:5px solid {edge}">'
             f'<div class="cmp-head">{mark}<b>{chunk.id}</b> · {chunk.token_count} tokens · '
@@ -39,7 +39,7 @@ def _peer_html(pieces: Sequence[peers.PeerChunk], cap: int) -> str:
         text = piece.embedded
         tokens = count(text)
         over = ' · <span class="cmp-flag">over the cap</span>' if tokens > cap else ""
-        preview = "\n".join(text.splitlines()[:4])
+        preview = "\n".join(text.splitlines()[:PREVIEW_LINES])
         cards.append(
             f'<div class="cmp-card" style="background:#f4f4f5;border-left:5px solid #7f8c8d">'
             f'<div class="cmp-head"><b>#{n + 1}</b> · {tokens} tokens{over}</div>'
@@ -61,12 +61,14 @@ def _quality(text: str, pieces: Sequence[peers.PeerChunk], count: Callable[[str]
     return " · ".join(f"⚠ {n} {what}" if n else f"0 {what}" for what, n in parts)
 
 
-_CSS = """<style>
-.cmp-card { margin: 0 0 4px 0; padding: 3px 8px; border-radius: 3px; font-size: 12.5px; }
-.cmp-card pre { margin: 2px 0 0 0; white-space: pre-wrap; word-break: break-word; font-size: 11.5px;
-  color: #333; background: none; max-height: 5.2em; overflow: hidden; }
-.cmp-diff { color: #d64545; }
-.cmp-flag { color: #b03a2e; font-weight: 600; }
+PREVIEW_LINES = 4  # lines of a chunk shown on its card
+
+_CSS = f"""<style>
+.cmp-card {{ margin: 0 0 4px 0; padding: 3px 8px; border-radius: 3px; font-size: 12.5px; }}
+.cmp-card pre {{ margin: 2px 0 0 0; padding: 0; white-space: pre-wrap; word-break: break-word; font-size: 11.5px;
+  color: #333; background: none; {view.preview_box_css(PREVIEW_LINES)} overflow: hidden; }}
+.cmp-diff {{ color: #d64545; }}
+.cmp-flag {{ color: #b03a2e; font-weight: 600; }}
 </style>"""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import numpy as np
@@ -301,3 +302,24 @@ def test_the_chunk_table_calls_a_chunk_the_preamble_only_when_it_lies_before_the
     flat = chunker.parse("Just text. " * 200 + "\n\nMore text. " * 200, name="f.md")
     labels = set(view.chunk_rows(flat, chunker.chunk(flat, target=64, hard_cap=128))["breadcrumb"])
     assert labels == {"(no heading)"}
+
+
+def box_lines(css: str, selector: str) -> float:
+    """How many lines of its own line height the rule for ``selector`` in ``css`` lets its box show."""
+    rule = re.search(re.escape(selector) + r"\s*\{([^}]*)\}", css)
+    assert rule, selector
+    line_height = re.search(r"line-height:\s*([\d.]+)em", rule.group(1))
+    height = re.search(r"max-height:\s*([\d.]+)em", rule.group(1))
+    assert line_height and height, f"{selector} sets no line height or no height in em: {rule.group(1)}"
+    return float(height.group(1)) / float(line_height.group(1))
+
+
+def test_a_preview_box_holds_whole_lines() -> None:
+    """A card's preview box is a whole number of its lines high: its last line is never a sliver."""
+    from chunk_inspector.app import revisions_view
+
+    for lines in (1, 4, 10, 17):
+        assert box_lines(f"pre {{ {view.preview_box_css(lines)} }}", "pre") == pytest.approx(lines)
+    assert box_lines(revisions_view.cards_html([], side="new"), ".rv-card pre") == pytest.approx(
+        revisions_view.BOX_LINES
+    )

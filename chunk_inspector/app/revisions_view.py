@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 import chunker
-from chunk_inspector.app.view import PAGE_ROWS
+from chunk_inspector.app.view import PAGE_ROWS, preview_box_css
 from chunk_inspector.revisions import DocumentDiff
 
 __all__ = ["PREVIEW_LINES", "Card", "cards", "cards_html"]
 
 PREVIEW_LINES = 4  # lines of a kept chunk shown on its card
 CHANGED_CHARS = 4_000  # characters of an added or removed chunk shown on its card (it scrolls); the page stays small
+BOX_LINES = 10  # lines a card's text box shows before it scrolls
 
 State = Literal["kept", "added", "removed"]
 _STYLE: dict[State, tuple[str, str, str]] = {  # background, edge, mark
@@ -55,13 +56,13 @@ def cards(old: Sequence[chunker.Chunk], new: Sequence[chunker.Chunk], diff: Docu
     return old_cards, new_cards
 
 
-_CSS = """<style>
-.rv-card { margin: 0 0 4px 0; padding: 3px 8px; border-radius: 3px; font-size: 12.5px; }
-.rv-card pre { margin: 2px 0 0 0; white-space: pre-wrap; word-break: break-word; font-size: 11.5px;
-  color: #333; background: none; max-height: 14em; overflow-y: auto; }
-.rv-mark { font-weight: 600; }
-.rv-where { color: #5f6368; }
-.rv-more { color: #5f6368; font-style: italic; padding: 4px 8px; }
+_CSS = f"""<style>
+.rv-card {{ margin: 0 0 4px 0; padding: 3px 8px; border-radius: 3px; font-size: 12.5px; }}
+.rv-card pre {{ margin: 2px 0 0 0; padding: 0; white-space: pre-wrap; word-break: break-word; font-size: 11.5px;
+  color: #333; background: none; {preview_box_css(BOX_LINES)} overflow-y: auto; }}
+.rv-mark {{ font-weight: 600; }}
+.rv-where {{ color: #5f6368; }}
+.rv-more {{ color: #5f6368; font-style: italic; padding: 4px 8px; }}
 </style>"""
 
 

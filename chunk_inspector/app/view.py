@@ -48,6 +48,7 @@ __all__ = [
     "heading_tree",
     "md_escape",
     "page_spans",
+    "preview_box_css",
     "python_snippet",
     "rows_matching",
     "section_path",
@@ -73,6 +74,15 @@ PALETTE = (
     ("#fde8e8", "#d64545"),
     ("#e3f4f6", "#1f93a8"),
 )
+
+
+PREVIEW_LINE_EM = 1.4  # line height of a card's preview box, in ems of its font
+
+
+def preview_box_css(lines: int) -> str:
+    """CSS for a card's preview box (a ``<pre>``) that shows at most ``lines`` whole lines: a set line height
+    and a height of exactly that many lines, so the last line shown is never cut in half."""
+    return f"line-height: {PREVIEW_LINE_EM}em; max-height: {PREVIEW_LINE_EM * lines:g}em;"
 
 
 def tiny_below(options: chunker.ChunkOptions) -> int:

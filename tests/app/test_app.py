@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 import chunker
 from tests.app.conftest import APP, plain
+from tests.test_view import box_lines
 
 WINDOW = 40  # chunks drawn at once in the source view of a long document (pages/inspect_chunks.py)
 
@@ -184,6 +185,8 @@ def test_compare_shows_both_settings_and_marks_differing_boundaries(app: AppTest
     html = source_view(app)
     assert "boundary differs" in html
     assert html.count('class="cmp-card"') == engine_count(GUIDE, 384, 1024) + engine_count(GUIDE, 768, 2048)
+    # each card's preview box is four whole lines high: no line shows as a sliver at its foot
+    assert box_lines(html, ".cmp-card pre") == pytest.approx(4)
 
 
 def test_compare_offers_an_installed_peer_as_a_third_column(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
