@@ -127,7 +127,7 @@ for column, label, chunks, differs, (target, cap, strategy) in (
         stats = view.summary(chunks, view.tiny_below(settings))
         st.markdown(f"**{label}: target {target} · cap {cap} · {strategy}**")
         st.caption(
-            f"{stats['chunks']} chunks · {stats['total']:,} tokens · median {stats['median']} · "
+            f"{view.plural(stats['chunks'], 'chunk')} · {stats['total']:,} tokens · median {stats['median']} · "
             f"max {stats['max']} · {len(differs)} boundaries not in the other"
         )
         st.caption(_quality(doc.text, peers.engine_chunks(chunks), doc.tokenizer.count, cap))
@@ -144,7 +144,7 @@ if peer != "(none)":
             st.error(view.md_escape(exc))
         else:
             recipe = info.recipe if info else "its Markdown recipe"
-            st.caption(f"{len(pieces)} chunks · same tokenizer (cl100k_base) · {recipe}")
+            st.caption(f"{view.plural(len(pieces), 'chunk')} · same tokenizer (cl100k_base) · {recipe}")
             # The peers run with cl100k_base whatever the sidebar says (see peers.py).
             cl100k = chunker.get_tokenizer("cl100k_base").count
             st.caption(_quality(doc.text, pieces, cl100k, settings.hard_cap))

@@ -416,7 +416,7 @@ rank = f"its answer's first chunk is at rank {result.first_rank}" if result.firs
 st.markdown(f"**{md_escape(q.question)}**")
 st.caption(
     f"{md_escape(q.id)} · {md_escape(q.document)} · {md_escape(q.kind or 'no kind')} · {rank} · "
-    f"the budget took {result.in_budget} chunks · "
+    f"the budget took {view.plural(result.in_budget, 'chunk')} · "
     f"recall {result.at_budget.recall:.2f} in budget, {result.at_k.recall:.2f} at {K}"
 )
 src_col, chunk_col = st.columns([5, 4], gap="medium")
@@ -438,7 +438,7 @@ with chunk_col:
         st.dataframe(detail.holders, hide_index=True, key="eval_holders")
         st.caption(f"Indexed as {index_label}:")
         st.code(detail.holder_text or "", language="markdown", wrap_lines=True, height=240)
-    st.markdown(f"**Retrieved within the budget** · {len(detail.retrieved)} chunks, best first")
+    st.markdown(f"**Retrieved within the budget** · {view.plural(len(detail.retrieved), 'chunk')}, best first")
     st.dataframe(detail.retrieved, hide_index=True, key="eval_retrieved")
 
 if with_peers:

@@ -19,7 +19,9 @@ def _records(n: int) -> str:
 
 st.subheader(f"Export · {view.md_escape(doc.name)}")
 tokenizer = view.md_escape(view.tokenizer_label(settings.tokenizer_name))
-st.caption(f"{len(chunks)} chunks at target {settings.target}, hard cap {settings.hard_cap} ({tokenizer}).")
+st.caption(
+    f"{view.plural(len(chunks), 'chunk')} at target {settings.target}, hard cap {settings.hard_cap} ({tokenizer})."
+)
 
 st.markdown("**Chunk set**")
 with st.container(horizontal=True):

@@ -72,11 +72,11 @@ old_cards, new_cards = revisions_view.cards(old, new, diff)
 left, right = st.columns(2, gap="medium")
 with left:
     st.markdown(f"**Old: {view.md_escape(doc.name)}** (the open document)")
-    st.caption(f"{len(old)} chunks · {len(diff.removed)} removed")
+    st.caption(f"{view.plural(len(old), 'chunk')} · {len(diff.removed):,} removed")
     with st.container(height=640, border=True, key="rev-old"):
         st.html(revisions_view.cards_html(old_cards, side="old", changes_only=changes_only))
 with right:
     st.markdown(f"**New: {view.md_escape(new_name)}**")
-    st.caption(f"{len(new)} chunks · {len(diff.added)} added · {len(diff.kept)} kept")
+    st.caption(f"{view.plural(len(new), 'chunk')} · {len(diff.added):,} added · {len(diff.kept):,} kept")
     with st.container(height=640, border=True, key="rev-new"):
         st.html(revisions_view.cards_html(new_cards, side="new", changes_only=changes_only))

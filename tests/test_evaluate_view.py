@@ -82,6 +82,22 @@ def test_the_miss_view_escapes_document_text_and_marks_the_excerpt() -> None:
     assert detail.holder_label is not None and detail.holder_label.startswith(detail.holders["chunk"][0])
 
 
+def test_the_miss_view_calls_the_indexed_texts_tokens_indexed_tokens() -> None:
+    """Indexed as contextualize(), a chunk counts more tokens than its own token_count (the breadcrumb line):
+    the miss view names that count "indexed tokens", so it does not read as the chunk's own beside it."""
+    questions = make_set()
+    run = evaluate_view.run_engine(
+        questions, chunker.ChunkOptions(target=16, hard_cap=32), get_retriever("bm25"), "context", parse, repack
+    )
+    result = next(r for r in run.evaluation.results if r.question.id == "q1")
+    detail = evaluate_view.miss_detail(run, result)
+    best = run.chunk(sorted(result.holders, key=result.ranking.index)[0])
+    indexed = detail.holders["indexed tokens"][0]
+    assert indexed > best.token_count  # the two counts differ, as they do on the page
+    assert detail.holder_label is not None and f" · {indexed} indexed tokens · " in detail.holder_label
+    assert "indexed tokens" in detail.retrieved.columns and "tokens" not in detail.retrieved.columns
+
+
 def test_question_table_lists_misses_first_and_kind_table_one_column_per_kind() -> None:
     questions = make_set()
     run = evaluate_view.run_engine(

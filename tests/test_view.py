@@ -323,3 +323,10 @@ def test_a_preview_box_holds_whole_lines() -> None:
     assert box_lines(revisions_view.cards_html([], side="new"), ".rv-card pre") == pytest.approx(
         revisions_view.BOX_LINES
     )
+
+
+def test_plural_counts_one_and_many_with_thousands_separators() -> None:
+    assert view.plural(1, "chunk") == "1 chunk"
+    assert view.plural(0, "chunk") == "0 chunks"
+    assert view.plural(3275, "chunk") == "3,275 chunks"
+    assert view.plural(2, "query", "queries") == "2 queries"

@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 
 import chunker
-from chunk_inspector.app.view import Outline, section_path, source_html
+from chunk_inspector.app.view import Outline, plural, section_path, source_html
 from chunk_inspector.evaluate.metrics import (
     BUDGET,
     Contender,
@@ -374,8 +374,9 @@ class MissDetail:
     """One question's answer and where it went.
 
     ``holders``: the chunks holding some of the answer, best ranked first, as table rows
-    (chunk id, tokens, rank, whether the budget took it, share of the answer it holds);
-    ``holder_label``: the best-ranked holder's id, tokens, rank and breadcrumb;
+    (chunk id, indexed tokens, rank, whether the budget took it, share of the answer it holds);
+    ``holder_label``: the best-ranked holder's id, indexed tokens, rank and breadcrumb (the tokens of the text the
+    index holds, e.g. ``contextualize()``'s breadcrumb line and markdown, which can exceed the chunk's own count);
     ``holder_text``: the best-ranked holder's indexed text; ``retrieved``: the chunks the
     budget took, in rank order; ``source``: HTML of the holders' stretch of the source with
     the reference excerpts highlighted (``None`` when no chunk holds the answer).
@@ -440,7 +441,7 @@ def miss_detail(run: EngineRun, result: QuestionResult, tiny_below: int = 50) ->
         holder_rows.append(
             {
                 "chunk": c.id,
-                "tokens": evaluation.chunks[i].tokens,
+                "indexed tokens": evaluation.chunks[i].tokens,
                 "rank": rank,
                 "in budget": "yes" if rank is not None and rank <= result.in_budget else "no",
                 "holds of the answer": f"{_share(c.char_span, references):.0%}",
@@ -456,7 +457,7 @@ def miss_detail(run: EngineRun, result: QuestionResult, tiny_below: int = 50) ->
                 "rank": n,
                 "document": indexed.document,
                 "chunk": c.id,
-                "tokens": indexed.tokens,
+                "indexed tokens": indexed.tokens,
                 "holds answer": "✓" if i in result.holders else "",
                 "section": section_path(c, outlines[indexed.document]),
             }
@@ -469,16 +470,18 @@ def miss_detail(run: EngineRun, result: QuestionResult, tiny_below: int = 50) ->
         rank = rank_of.get(best)
         where = f"rank {rank}" if rank else "not ranked"
         section = section_path(c, Outline.of(run.docs[result.question.document]))
-        holder_label = f"{c.id} · {evaluation.chunks[best].tokens} tokens · {where} · {section}"
+        holder_label = f"{c.id} · {plural(evaluation.chunks[best].tokens, 'indexed token')} · {where} · {section}"
         name = result.question.document
         source = _holders_html(run, name, [i - run.offsets[name] for i in holders], references, tiny_below)
     return MissDetail(
         result=result,
-        holders=pd.DataFrame(holder_rows, columns=["chunk", "tokens", "rank", "in budget", "holds of the answer"]),
+        holders=pd.DataFrame(
+            holder_rows, columns=["chunk", "indexed tokens", "rank", "in budget", "holds of the answer"]
+        ),
         holder_text=holder_text,
         holder_label=holder_label,
         retrieved=pd.DataFrame(
-            retrieved_rows, columns=["rank", "document", "chunk", "tokens", "holds answer", "section"]
+            retrieved_rows, columns=["rank", "document", "chunk", "indexed tokens", "holds answer", "section"]
         ),
         source=source,
     )

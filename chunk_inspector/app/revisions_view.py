@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import chunker
-from chunk_inspector.app.view import PAGE_ROWS, preview_box_css
+from chunk_inspector.app.view import PAGE_ROWS, plural, preview_box_css
 from chunk_inspector.revisions import DocumentDiff
 
 __all__ = ["PREVIEW_LINES", "Card", "cards", "cards_html"]
@@ -91,7 +91,7 @@ def cards_html(items: Sequence[Card], *, side: Literal["old", "new"], changes_on
             f"<pre>{html.escape(preview)}</pre></div>"
         )
     if len(shown) > PAGE_ROWS:
-        parts.append(f'<div class="rv-more">… and {len(shown) - PAGE_ROWS:,} more chunks, not drawn</div>')
+        parts.append(f'<div class="rv-more">… and {plural(len(shown) - PAGE_ROWS, "more chunk")}, not drawn</div>')
     if not shown:
         parts.append(f'<div class="rv-more">No chunk {"removed" if side == "old" else "added"}.</div>')
     return "".join(parts)

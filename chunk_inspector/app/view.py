@@ -48,6 +48,7 @@ __all__ = [
     "heading_tree",
     "md_escape",
     "page_spans",
+    "plural",
     "preview_box_css",
     "python_snippet",
     "rows_matching",
@@ -74,6 +75,12 @@ PALETTE = (
     ("#fde8e8", "#d64545"),
     ("#e3f4f6", "#1f93a8"),
 )
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``n`` and the word that counts it, one or many, the number with thousands separators:
+    ``1 chunk``, ``0 chunks``, ``3,275 chunks``."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
 PREVIEW_LINE_EM = 1.4  # line height of a card's preview box, in ems of its font

@@ -189,6 +189,19 @@ def test_compare_shows_both_settings_and_marks_differing_boundaries(app: AppTest
     assert box_lines(html, ".cmp-card pre") == pytest.approx(4)
 
 
+def test_a_one_chunk_document_is_one_chunk_not_one_chunks(app: AppTest) -> None:
+    """Counts are worded for one and for many on every page that words them."""
+    app.segmented_control(key="source").set_value("Paste").run()
+    app.text_area(key="pasted").input("# Hi\n\nOne short paragraph.\n").run()
+    seen = []
+    for page in ("pages/compare.py", "pages/export.py"):
+        app.switch_page(page).run()
+        assert not app.exception
+        seen += [plain(c.value) for c in app.caption]
+    assert any(c.startswith("1 chunk · ") for c in seen) and any(c.startswith("1 chunk at target") for c in seen)
+    assert not [c for c in seen if "1 chunks" in c]
+
+
 def test_compare_offers_an_installed_peer_as_a_third_column(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
     """With a peer present (a stand-in here: the real ones live in .venv-peers), its chunks fill a third column."""
     from chunk_inspector.peers import chunkers as peers
