@@ -127,8 +127,8 @@ for column, label, chunks, differs, (target, cap, strategy) in (
         stats = view.summary(chunks, view.tiny_below(settings))
         st.markdown(f"**{label}: target {target} · cap {cap} · {strategy}**")
         st.caption(
-            f"{view.plural(stats['chunks'], 'chunk')} · {stats['total']:,} tokens · median {stats['median']} · "
-            f"max {stats['max']} · {len(differs)} boundaries not in the other"
+            f"{view.plural(stats['chunks'], 'chunk')} · {stats['total']:,} tokens · median {stats['median']:,} · "
+            f"max {stats['max']:,} · {len(differs):,} boundaries not in the other"
         )
         st.caption(_quality(doc.text, peers.engine_chunks(chunks), doc.tokenizer.count, cap))
         with st.container(height=640, border=True, key=f"cmp-{label}"):

@@ -66,11 +66,11 @@ for name, chunks in results:
 table = pd.DataFrame(rows)
 total = int(table["chunks"].sum())
 cols = st.columns(5)
-cols[0].metric("Documents", len(results))
-cols[1].metric("Chunks", total)
+cols[0].metric("Documents", f"{len(results):,}")
+cols[1].metric("Chunks", f"{total:,}")
 cols[2].metric("Tokens embedded", f"{sum(c.token_count for _, cs in results for c in cs):,}")
-cols[3].metric("Warnings", int(table["warnings"].sum()))
-cols[4].metric("Failed", len(failures))
+cols[3].metric("Warnings", f"{int(table['warnings'].sum()):,}")
+cols[4].metric("Failed", f"{len(failures):,}")
 
 left, right = st.columns([3, 2], gap="medium")
 with left:

@@ -42,13 +42,13 @@ st.caption(
 )
 
 cols = st.columns(7)
-cols[0].metric("Chunks", stats["chunks"])
+cols[0].metric("Chunks", f"{stats['chunks']:,}")
 cols[1].metric("Total tokens", f"{stats['total']:,}")
-cols[2].metric("Min", stats["min"])
-cols[3].metric("Median", stats["median"], help=f"target {settings.target}")
-cols[4].metric("p95", stats["p95"])
-cols[5].metric("Max", stats["max"], help=f"hard cap {settings.hard_cap}")
-cols[6].metric("Warnings", stats["warnings"], help="Chunks with a flag: split code/table/text, tiny, …")
+cols[2].metric("Min", f"{stats['min']:,}")
+cols[3].metric("Median", f"{stats['median']:,}", help=f"target {settings.target}")
+cols[4].metric("p95", f"{stats['p95']:,}")
+cols[5].metric("Max", f"{stats['max']:,}", help=f"hard cap {settings.hard_cap}")
+cols[6].metric("Warnings", f"{stats['warnings']:,}", help="Chunks with a flag: split code/table/text, tiny, …")
 
 left, right = st.columns([5, 6], gap="medium")
 with left:
@@ -149,8 +149,8 @@ with source_col:
         last = min(len(chunks) - 1, first + WINDOW - 1)
     if first > 0 or last < len(chunks) - 1:
         st.caption(
-            f"Source of c{first + 1}–c{last + 1} of {len(chunks)} (lines {chunks[first].line_span[0]}–"
-            f"{chunks[last].line_span[1]}); clear the selection to browse."
+            f"Source of c{first + 1}–c{last + 1} of {len(chunks):,} (lines {chunks[first].line_span[0]:,}–"
+            f"{chunks[last].line_span[1]:,}); clear the selection to browse."
         )
     if chunks:
         st.html(

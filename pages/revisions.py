@@ -60,9 +60,13 @@ except chunker.ChunkerError as exc:
 
 diff = revisions.diff_chunks(old, new, doc.name)
 cols = st.columns(5)
-cols[0].metric("Kept", len(diff.kept), help="Chunks of the new revision whose text the old one has: not re-embedded.")
-cols[1].metric("Added", len(diff.added), help="Chunks of the new revision with new text: embedded.")
-cols[2].metric("Removed", len(diff.removed), help="Chunks of the old revision the new one no longer has: deleted.")
+cols[0].metric(
+    "Kept", f"{len(diff.kept):,}", help="Chunks of the new revision whose text the old one has: not re-embedded."
+)
+cols[1].metric("Added", f"{len(diff.added):,}", help="Chunks of the new revision with new text: embedded.")
+cols[2].metric(
+    "Removed", f"{len(diff.removed):,}", help="Chunks of the old revision the new one no longer has: deleted."
+)
 cols[3].metric("Re-embed tokens", f"{diff.reembed_tokens:,}", help="The added chunks' tokens.")
 share = "–" if diff.share is None else f"{diff.share:.1%}"
 cols[4].metric("Re-embed share", share, help=f"Of the new revision's {diff.new_tokens:,} tokens in chunks.")

@@ -34,7 +34,7 @@ def source_view(at: AppTest) -> str:
 def test_inspect_opens_the_default_sample_with_the_engines_numbers(app: AppTest) -> None:
     """First start: poetry_cli.md at the engine's defaults (384/1024); the summary matches the engine and every
     view is drawn."""
-    assert metric(app, "Chunks") == str(engine_count(GUIDE, 384, 1024))
+    assert metric(app, "Chunks") == f"{engine_count(GUIDE, 384, 1024):,}"
     assert plain(app.subheader[0].value) == "poetry_cli.md"
     assert len(app.dataframe) == 2  # the heading tree and the chunk table
     assert app.get("plotly_chart"), "the histogram"
@@ -54,7 +54,7 @@ def test_moving_the_hard_cap_repacks_and_changes_the_chunk_count(app: AppTest) -
     assert after == str(engine_count(GUIDE, 256, 256))
     assert after != before
     app.segmented_control(key="strategy").set_value("balanced").run()
-    assert metric(app, "Chunks") == str(engine_count(GUIDE, 256, 256, strategy="balanced"))
+    assert metric(app, "Chunks") == f"{engine_count(GUIDE, 256, 256, strategy='balanced'):,}"
 
 
 def test_target_above_the_cap_is_lowered_and_the_sidebar_says_why(app: AppTest) -> None:
@@ -91,7 +91,7 @@ def test_bad_uploads_get_a_clear_message_and_the_app_keeps_working(app: AppTest)
         assert not app.exception, name
         errors = " ".join(plain(e.value) for e in app.sidebar.error)
         assert name in errors and expected in errors, errors
-        assert metric(app, "Chunks") == str(engine_count(GUIDE, 384, 1024)), "the sample stays open"
+        assert metric(app, "Chunks") == f"{engine_count(GUIDE, 384, 1024):,}", "the sample stays open"
 
 
 def test_a_good_upload_opens_in_inspect(app: AppTest) -> None:
@@ -100,12 +100,12 @@ def test_a_good_upload_opens_in_inspect(app: AppTest) -> None:
     app.file_uploader(key="uploads").set_value(("mine.md", text.encode(), "text/markdown")).run()
     assert not app.exception
     assert plain(app.subheader[0].value) == "mine.md"
-    assert metric(app, "Chunks") == str(engine_count(text, 384, 1024))
+    assert metric(app, "Chunks") == f"{engine_count(text, 384, 1024):,}"
     app.select_slider(key="hard_cap").set_value(256).run()  # the upload, decoded once, is still the one open
-    assert plain(app.subheader[0].value) == "mine.md" and metric(app, "Chunks") == str(engine_count(text, 256, 256))
+    assert plain(app.subheader[0].value) == "mine.md" and metric(app, "Chunks") == f"{engine_count(text, 256, 256):,}"
     other = "# Other\n\n" + "Another paragraph, longer than the first one. " * 80 + "\n"
     app.file_uploader(key="uploads").set_value(("other.md", other.encode(), "text/markdown")).run()
-    assert plain(app.subheader[0].value) == "other.md" and metric(app, "Chunks") == str(engine_count(other, 256, 256))
+    assert plain(app.subheader[0].value) == "other.md" and metric(app, "Chunks") == f"{engine_count(other, 256, 256):,}"
 
 
 def test_a_long_documents_tables_come_a_page_at_a_time(app: AppTest) -> None:
@@ -120,10 +120,12 @@ def test_a_long_documents_tables_come_a_page_at_a_time(app: AppTest) -> None:
     app.select_slider(key="target").set_value(64).run()
     assert not app.exception, [e.value for e in app.exception]
     count = engine_count(text, 64, 64)
-    assert metric(app, "Chunks") == str(count) and count > rows
+    assert metric(app, "Chunks") == f"{count:,}" and count > rows
     tree, table = app.dataframe[0].value, app.dataframe[1].value
     assert len(tree) == len(table) == rows
     assert table["id"].iloc[0] == "c1" and tree["section"].iloc[0].endswith("Part 1")
+    # counts carry thousands separators, as the pager beside them does
+    assert any(plain(c.value).startswith(f"Source of c1–c40 of {count:,} (lines ") for c in app.caption)
     chunks_page = next(box for box in app.selectbox if box.label == "Chunks shown")
     assert chunks_page.format_func(1) == f"1,001–{min(2 * rows, count):,} of {count:,}"
     chunks_page.set_value(1).run()
@@ -149,7 +151,7 @@ def test_settings_come_from_the_url_query() -> None:
     assert at.select_slider(key="hard_cap").value == 1024
     assert at.select_slider(key="target").value == 500
     text = (SAMPLES / "redux_modern_redux.md").read_text(encoding="utf-8")
-    assert metric(at, "Chunks") == str(engine_count(text, 500, 1024))
+    assert metric(at, "Chunks") == f"{engine_count(text, 500, 1024):,}"
 
 
 def test_tune_sweeps_and_applying_a_point_sets_the_sliders(app: AppTest) -> None:
@@ -225,11 +227,11 @@ def test_corpus_chunks_every_bundled_sample(app: AppTest) -> None:
     app.switch_page("pages/corpus.py").run()
     assert not app.exception
     samples = sorted(p.name for p in SAMPLES.glob("*.md") if p.name != "README.md")  # README.md: attribution
-    assert metric(app, "Documents") == str(len(samples))
+    assert metric(app, "Documents") == f"{len(samples):,}"
     per_doc = app.dataframe[0].value
     assert sorted(per_doc["document"]) == samples
     expected = sum(engine_count((SAMPLES / n).read_text(encoding="utf-8"), 384, 1024) for n in samples)
-    assert metric(app, "Chunks") == str(expected)
+    assert metric(app, "Chunks") == f"{expected:,}"
     assert len(app.dataframe[1].value) > 0
 
 
@@ -280,7 +282,7 @@ def test_overlap_is_drawn_hatched_and_min_tokens_flags_tiny_chunks(app: AppTest)
         c.id for c in chunks if c.token_count < 120
     )
     assert set(tiny) <= set(table[table["flags"].str.contains("tiny")]["id"])
-    assert metric(app, "Chunks") == str(len(chunks))
+    assert metric(app, "Chunks") == f"{len(chunks):,}"
 
 
 def test_an_uploaded_tokenizer_json_counts_the_chunks(app: AppTest, tmp_path: Path) -> None:
@@ -295,7 +297,7 @@ def test_an_uploaded_tokenizer_json_counts_the_chunks(app: AppTest, tmp_path: Pa
     app.file_uploader(key="hf_tokenizer").set_value(("tokenizer.json", path.read_bytes(), "application/json")).run()
     assert not app.exception
     expected = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", tokenizer=str(path), target=384, hard_cap=1024)
-    assert metric(app, "Chunks") == str(len(expected))
+    assert metric(app, "Chunks") == f"{len(expected):,}"
     assert metric(app, "Total tokens") == f"{sum(c.token_count for c in expected):,}"
     app.switch_page("pages/export.py").run()
     snippet = next(c.value for c in app.code if "chunker.chunk(" in c.value)
@@ -306,7 +308,7 @@ def test_a_broken_tokenizer_json_gets_a_message_and_the_encoding_stays(app: AppT
     app.file_uploader(key="hf_tokenizer").set_value(("tokenizer.json", b"{not json", "application/json")).run()
     assert not app.exception
     assert any("tokenizer.json" in plain(e.value) for e in app.sidebar.error)
-    assert metric(app, "Chunks") == str(engine_count(GUIDE, 384, 1024))
+    assert metric(app, "Chunks") == f"{engine_count(GUIDE, 384, 1024):,}"
 
 
 def test_options_the_hard_cap_cannot_hold_are_lowered_with_a_warning() -> None:
@@ -321,7 +323,7 @@ def test_options_the_hard_cap_cannot_hold_are_lowered_with_a_warning() -> None:
     assert not at.exception
     warning = " ".join(w.value for w in at.sidebar.warning)
     assert "overlap 1000 → 255" in warning and "minimum chunk 600 → 512" in warning
-    assert metric(at, "Chunks") == str(engine_count(GUIDE, 256, 512, overlap=255, min_tokens=512))
+    assert metric(at, "Chunks") == f"{engine_count(GUIDE, 256, 512, overlap=255, min_tokens=512):,}"
 
 
 def test_the_sidebar_upload_says_what_takes_its_files_and_the_corpus_asks_for_its_own(app: AppTest) -> None:

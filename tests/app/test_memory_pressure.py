@@ -36,7 +36,7 @@ def doc_key(name: str) -> Hashable:
 
 def chunk_count(name: str, target: int = 384, cap: int = 1024) -> str:
     text = (SAMPLES / name).read_text(encoding="utf-8")
-    return str(len(chunker.chunk_markdown(text, name=name, target=target, hard_cap=cap)))
+    return f"{len(chunker.chunk_markdown(text, name=name, target=target, hard_cap=cap)):,}"
 
 
 def documents(store: cache.MemoryCache) -> list[Hashable]:
