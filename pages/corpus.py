@@ -22,7 +22,10 @@ source = st.segmented_control(
 inputs: list[tuple[str, bytes]] = []
 if source == "Upload files":
     files = st.file_uploader(
-        "Markdown files", type=["md", "markdown", "txt"], accept_multiple_files=True, key="corpus_uploads"
+        f"Markdown files (.md, .markdown, .txt), {frame.UPLOAD_LIMIT} each",
+        type=["md", "markdown", "txt"],
+        accept_multiple_files=True,
+        key="corpus_uploads",
     )
     inputs = [(f.name, f.getvalue()) for f in files or []]
     if not inputs:

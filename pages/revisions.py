@@ -22,7 +22,9 @@ def new_revision() -> tuple[str, str] | None:
             return None
         return "pasted.md", frame.load_paste(pasted)
     upload = st.file_uploader(
-        "The new revision (.md, .markdown, .txt)", type=["md", "markdown", "txt"], key="rev_upload"
+        f"The new revision (.md, .markdown, .txt), {frame.UPLOAD_LIMIT}",
+        type=["md", "markdown", "txt"],
+        key="rev_upload",
     )
     if upload is None:
         st.info("Upload the new revision of the document to compare its chunks with these.")

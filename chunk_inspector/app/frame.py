@@ -38,6 +38,7 @@ __all__ = [
     "MAX_TOKENIZER_BYTES",
     "MAX_UPLOAD_BYTES",
     "SAMPLES_DIR",
+    "UPLOAD_LIMIT",
     "Opened",
     "chunk_cached",
     "chunk_spans_cached",
@@ -63,6 +64,9 @@ SAMPLES_DIR = Path(__file__).resolve().parents[2] / "sample_docs"
 DEFAULT_SAMPLE = "poetry_cli.md"
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # the engine does ~1 MB/s; beyond this a page would stall
 MAX_TOKENIZER_BYTES = 20 * 1000 * 1000  # a large model's tokenizer.json is 2-10 MB
+# What the upload widgets say of the limit (Streamlit's own box says the server's 50 MB, which is set higher
+# so that the app can refuse a larger file itself, naming it): "up to 5 MB".
+UPLOAD_LIMIT = f"up to {MAX_UPLOAD_BYTES / 2**20:g} MB"
 HF_TOKENIZERS_KEPT = 4  # uploaded tokenizers kept in memory, for all sessions (one is tens of MB loaded)
 _hf_tokenizers: OrderedDict[str, chunker.Tokenizer] = OrderedDict()  # by name, the last loaded last
 _hf_lock = threading.Lock()
@@ -320,7 +324,7 @@ def _document_source() -> tuple[str, str] | None:
     )
     if source == "Upload":
         files = st.sidebar.file_uploader(
-            "Markdown files (.md, .markdown, .txt)",
+            f"Markdown files (.md, .markdown, .txt), {UPLOAD_LIMIT} each",
             type=["md", "markdown", "txt"],
             accept_multiple_files=True,
             key="uploads",
@@ -467,7 +471,8 @@ def _controls() -> chunker.ChunkOptions:
             "Hugging Face tokenizer.json (instead of the tokenizer above)",
             type=["json"],
             key="hf_tokenizer",
-            help="Your embedding model's tokenizer file; counted with the tokenizers package.",
+            help="Your embedding model's tokenizer file; counted with the tokenizers package. Up to "
+            f"{MAX_TOKENIZER_BYTES / 1e6:g} MB.",
         )
     state = st.session_state
     tokenizer = str(state.tokenizer)

@@ -339,3 +339,19 @@ def test_the_sidebar_upload_says_what_takes_its_files_and_the_corpus_asks_for_it
     app.segmented_control(key="corpus_source").set_value("Upload files").run()
     assert not app.exception
     assert any("Upload several Markdown files" in plain(i.value) for i in app.info)
+
+
+def test_every_document_uploader_names_the_apps_size_limit(app: AppTest) -> None:
+    """Streamlit's box says the server's 50 MB; each uploader of a document says the app's own limit."""
+    from chunk_inspector.app import frame
+
+    limit = f"up to {frame.MAX_UPLOAD_BYTES // 2**20} MB"
+    app.segmented_control(key="source").set_value("Upload").run()
+    assert limit in app.file_uploader(key="uploads").label
+    app.switch_page("pages/corpus.py").run()
+    app.segmented_control(key="corpus_source").set_value("Upload files").run()
+    assert limit in app.file_uploader(key="corpus_uploads").label
+    app.segmented_control(key="source").set_value("Sample").run()
+    app.switch_page("pages/revisions.py").run()
+    assert not app.exception
+    assert limit in app.file_uploader(key="rev_upload").label
