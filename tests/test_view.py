@@ -330,3 +330,16 @@ def test_plural_counts_one_and_many_with_thousands_separators() -> None:
     assert view.plural(0, "chunk") == "0 chunks"
     assert view.plural(3275, "chunk") == "3,275 chunks"
     assert view.plural(2, "query", "queries") == "2 queries"
+
+
+def test_the_chunk_table_puts_the_flags_right_after_the_tokens() -> None:
+    """Inspect's chunk table is half the page wide: the flags a reviewer reads come before lines and bytes."""
+    doc = chunker.parse("# T\n\nSome text.\n", name="t.md")
+    assert list(view.chunk_rows(doc, chunker.chunk(doc)).columns) == [
+        "id",
+        "breadcrumb",
+        "tokens",
+        "flags",
+        "lines",
+        "bytes",
+    ]

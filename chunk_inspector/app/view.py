@@ -189,16 +189,17 @@ def chunk_label(chunk: chunker.Chunk) -> str:
 def chunk_rows(
     doc: chunker.Document, chunks: Sequence[chunker.Chunk], tiny_below: int = chunker.SMALL_TOKENS
 ) -> pd.DataFrame:
-    """One row per chunk of ``doc``: id, section (:func:`section_path`), tokens, lines, bytes, flags."""
+    """One row per chunk of ``doc``: id, section (:func:`section_path`), tokens, flags, lines, bytes: the flags
+    next to the tokens, so a half-width table shows them without scrolling sideways."""
     outline = Outline.of(doc)
     return pd.DataFrame(
         {
             "id": [c.id for c in chunks],
             "breadcrumb": [section_path(c, outline) for c in chunks],
             "tokens": [c.token_count for c in chunks],
+            "flags": [", ".join(display_flags(c, tiny_below)) for c in chunks],
             "lines": [f"{c.line_span[0]}–{c.line_span[1]}" for c in chunks],
             "bytes": [f"{c.byte_span[0]}–{c.byte_span[1]}" for c in chunks],
-            "flags": [", ".join(display_flags(c, tiny_below)) for c in chunks],
         }
     )
 

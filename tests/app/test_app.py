@@ -235,6 +235,14 @@ def test_corpus_chunks_every_bundled_sample(app: AppTest) -> None:
     assert len(app.dataframe[1].value) > 0
 
 
+def test_corpus_tables_put_warnings_and_flags_before_the_wide_columns(app: AppTest) -> None:
+    app.switch_page("pages/corpus.py").run()
+    assert not app.exception
+    per_document = {tuple(d.value.columns) for d in app.dataframe}
+    assert ("document", "chunks", "warnings", "tiny", "tokens", "median", "max") in per_document
+    assert ("document", "id", "tokens", "flags", "lines", "starts with") in per_document
+
+
 def test_corpus_upload_reports_a_bad_file_and_keeps_the_good_ones(app: AppTest) -> None:
     app.switch_page("pages/corpus.py").run()
     app.segmented_control(key="corpus_source").set_value("Upload files").run()
