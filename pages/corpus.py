@@ -71,7 +71,11 @@ total = int(table["chunks"].sum())
 cols = st.columns(5)
 cols[0].metric("Documents", f"{len(results):,}")
 cols[1].metric("Chunks", f"{total:,}")
-cols[2].metric("Tokens embedded", f"{sum(c.token_count for _, cs in results for c in cs):,}")
+cols[2].metric(
+    "Tokens embedded",
+    f"{sum(c.token_count for _, cs in results for c in cs):,}",
+    help=f"{view.CHUNK_TOKENS_HELP} (The documents: {int(table['tokens'].sum()):,}.)",
+)
 cols[3].metric("Warnings", f"{int(table['warnings'].sum()):,}")
 cols[4].metric("Failed", f"{len(failures):,}")
 

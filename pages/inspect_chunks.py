@@ -43,7 +43,9 @@ st.caption(
 
 cols = st.columns(7)
 cols[0].metric("Chunks", f"{stats['chunks']:,}")
-cols[1].metric("Total tokens", f"{stats['total']:,}")
+cols[1].metric(
+    "Total tokens", f"{stats['total']:,}", help=f"{view.CHUNK_TOKENS_HELP} (This document: {doc.token_count:,}.)"
+)
 cols[2].metric("Min", f"{stats['min']:,}")
 cols[3].metric("Median", f"{stats['median']:,}", help=f"target {settings.target}")
 cols[4].metric("p95", f"{stats['p95']:,}")

@@ -31,6 +31,7 @@ from chunker.optimal import CostTerms
 from chunker.tokens import HF_MEMORY_PREFIX
 
 __all__ = [
+    "CHUNK_TOKENS_HELP",
     "PAGE_ROWS",
     "PALETTE",
     "RENDERED_CSS",
@@ -82,6 +83,13 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     ``1 chunk``, ``0 chunks``, ``3,275 chunks``."""
     return f"{n:,} {word if n == 1 else many or word + 's'}"
 
+
+# What a sum of the chunks' tokens counts, and why it is not the document's count (the metrics' help).
+CHUNK_TOKENS_HELP = (
+    "The chunks' token counts added up: what an index embeds. It differs from the document's token count: "
+    "front matter is not chunked; each piece of a cut code block gets its fence lines again, and each piece "
+    "of a cut table its header; overlap counts its tokens again; and the text is counted piece by piece."
+)
 
 PREVIEW_LINE_EM = 1.4  # line height of a card's preview box, in ems of its font
 

@@ -363,3 +363,16 @@ def test_every_document_uploader_names_the_apps_size_limit(app: AppTest) -> None
     app.switch_page("pages/revisions.py").run()
     assert not app.exception
     assert limit in app.file_uploader(key="rev_upload").label
+
+
+def test_the_chunks_token_totals_say_why_they_differ_from_the_documents(app: AppTest) -> None:
+    """Total tokens (Inspect) and Tokens embedded (Corpus) are not the documents' counts: their help says why."""
+
+    def help_of(label: str) -> str:
+        return next(m.proto.help for m in app.metric if m.label == label)
+
+    for page, label in (("pages/inspect_chunks.py", "Total tokens"), ("pages/corpus.py", "Tokens embedded")):
+        app.switch_page(page).run()
+        assert not app.exception
+        text = help_of(label)
+        assert "front matter" in text and "overlap" in text and "header" in text, text
