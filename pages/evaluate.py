@@ -443,8 +443,10 @@ with chunk_col:
 
 if with_peers:
     evaluations, notes = [ev], []
-    peer_slot.caption(f"⏳ Evaluating {', '.join(installed)} at hard cap {settings.hard_cap}…")
-    for name in installed:
+    bar = peer_slot.progress(0.0)
+    for done, name in enumerate(installed):
+        share, line = evaluate_view.peer_progress(done, installed, settings.hard_cap)
+        bar.progress(share, text=md_escape(line))
         try:
             evaluations.append(_peer_run(key, name, settings.hard_cap, settings.target, retriever, model, questions))
         except chunker.ChunkerError as exc:

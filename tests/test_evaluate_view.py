@@ -214,3 +214,12 @@ def test_an_upload_the_reader_cannot_take_is_refused_in_one_line(name: str, data
         evaluate_view.read_upload(name, data, {"harbour.md": DOC})
     assert "\n" not in str(caught.value)
     assert evaluate_view.upload_too_large(name, len(data)) is None or name == "big.jsonl"
+
+
+def test_the_peers_progress_names_which_peer_of_how_many_runs() -> None:
+    names = ["langchain", "llamaindex"]
+    assert evaluate_view.peer_progress(0, names, 768) == (0.0, "Peer 1 of 2: evaluating langchain at hard cap 768…")
+    assert evaluate_view.peer_progress(1, names, 1024) == (
+        0.5,
+        "Peer 2 of 2: evaluating llamaindex at hard cap 1,024…",
+    )

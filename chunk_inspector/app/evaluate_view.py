@@ -67,6 +67,7 @@ __all__ = [
     "miss_detail",
     "model_path",
     "ordered_results",
+    "peer_progress",
     "question_table",
     "read_upload",
     "recall_sweep",
@@ -154,6 +155,12 @@ def model_path(typed: str, root: str | None = None) -> str | None:
             f"{typed} is outside the server's models folder: give a folder inside it (the server set {MODELS_ENV})"
         )
     return path
+
+
+def peer_progress(done: int, names: Sequence[str], hard_cap: int) -> tuple[float, str]:
+    """The progress bar's share and line while the peers are evaluated one after the other (each takes a
+    while): which peer of how many runs now, ``done`` of them finished."""
+    return done / len(names), f"Peer {done + 1} of {len(names)}: evaluating {names[done]} at hard cap {hard_cap:,}…"
 
 
 def upload_too_large(filename: str, nbytes: int) -> QuestionSetError | None:

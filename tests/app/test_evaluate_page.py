@@ -171,10 +171,22 @@ def test_installed_peers_are_extra_rows_at_the_same_hard_cap(app: AppTest, monke
             at += len(part) + 2
         return out
 
+    from chunk_inspector.app import evaluate_view
+
+    shown: list[str] = []  # the progress bar's lines, one per peer as it starts
+
+    def progress(done: int, names: list[str], hard_cap: int) -> tuple[float, str]:
+        share, line = real_progress(done, names, hard_cap)
+        shown.append(line)
+        return share, line
+
+    real_progress = evaluate_view.peer_progress
+    monkeypatch.setattr(evaluate_view, "peer_progress", progress)
     monkeypatch.setattr(peers, "available_peers", lambda: ["chonkie"])
     monkeypatch.setattr(peers, "run_peer", fake_run)
     app.switch_page("pages/evaluate.py").run()
     assert not app.exception
+    assert shown == ["Peer 1 of 1: evaluating chonkie at hard cap 1,024…"]
     table = app.dataframe[0].value
     assert list(table["chunker"]) == ["engine 384/1024 + breadcrumb", "chonkie"]
     want = evaluate(bundled(), Contender.of_peer("chonkie", 1024, 384), get_retriever("bm25")).mean()
