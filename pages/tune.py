@@ -19,6 +19,17 @@ TARGETS = [64, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048]
 CAPS = [128, 256, 512, 768, 1024, 2048, 4096]
 
 
+# The sweep table's headers as read (its columns keep their names: the tests and the code read those).
+TABLE_HEADERS = {
+    "hard_cap": "hard cap",
+    "total_tokens": "total tokens",
+    "median": "median tokens",
+    "spread": "spread (std dev)",
+    "tiny_share": "tiny share",
+    "recall_budget": f"recall within {BUDGET:,}",
+}
+
+
 def _sweep(opened: frame.Opened, targets: tuple[int, ...], caps: tuple[int, ...]) -> pd.DataFrame:
     """The sweep for this document and grid, kept per session (the last few), with a progress bar."""
     settings = opened.settings
@@ -115,23 +126,25 @@ if data.empty:
     st.warning("No grid point has target ≤ hard cap and fits the other options: add a larger cap or a smaller target.")
     st.stop()
 
-metrics = [
-    ("chunks", "Chunk count"),
-    ("spread", "Size spread (std dev, tokens)"),
-    ("tiny_share", f"Tiny-chunk share (< {view.tiny_below(settings)} tokens)"),
-    ("total_tokens", "Total tokens embedded (cost)"),
+metrics = [  # column, chart title, y-axis title
+    ("chunks", "Chunk count", "chunks"),
+    ("spread", "Size spread (std dev, tokens)", "std dev (tokens)"),
+    ("tiny_share", f"Tiny-chunk share (< {view.tiny_below(settings)} tokens)", "share of chunks"),
+    ("total_tokens", "Total tokens embedded (cost)", "tokens"),
 ]
 loaded = st.session_state.get("eval_loaded")  # the question set chosen on the Evaluate page
 if loaded is not None:
     data = _with_recall(opened, data, loaded)
     # plotly reads tags in titles (<a href>, <span style>): the set's name, an upload's, goes in escaped
-    metrics.append(("recall_budget", f"Recall within {BUDGET:,} tokens (BM25, {html.escape(loaded[1].name)})"))
+    metrics.append(
+        ("recall_budget", f"Recall within {BUDGET:,} tokens (BM25, {html.escape(loaded[1].name)})", "recall")
+    )
 rows = (len(metrics) + 1) // 2
-fig = make_subplots(rows=rows, cols=2, subplot_titles=[title for _, title in metrics], vertical_spacing=0.4 / rows)
+fig = make_subplots(rows=rows, cols=2, subplot_titles=[title for _, title, _ in metrics], vertical_spacing=0.4 / rows)
 palette = ["#3b7dd8", "#d9822b", "#2e9e5b", "#9b59c6", "#d64545", "#1f93a8", "#7f8c8d"]
 for n, cap in enumerate(sorted(data["hard_cap"].unique())):
     part = data[data["hard_cap"] == cap]
-    for m, (column, _) in enumerate(metrics):
+    for m, (column, _, _) in enumerate(metrics):
         fig.add_trace(
             go.Scatter(
                 x=part["target"],
@@ -149,7 +162,7 @@ for n, cap in enumerate(sorted(data["hard_cap"].unique())):
         )
 here = data[(data["target"] == settings.target) & (data["hard_cap"] == settings.hard_cap)]
 if not here.empty:
-    for m, (column, _) in enumerate(metrics):
+    for m, (column, _, _) in enumerate(metrics):
         fig.add_trace(
             go.Scatter(
                 x=here["target"],
@@ -164,6 +177,11 @@ if not here.empty:
             col=m % 2 + 1,
         )
 fig.update_xaxes(title_text="target (tokens)", type="log", tickvals=sorted(data["target"].unique()))
+for m, (column, _, y_title) in enumerate(metrics):
+    # The cost from zero: a 0.3% change between two points must not fill the chart.
+    fig.update_yaxes(
+        title_text=y_title, rangemode="tozero" if column == "total_tokens" else "normal", row=m // 2 + 1, col=m % 2 + 1
+    )
 fig.update_layout(height=310 * rows, margin={"l": 10, "r": 10, "t": 40, "b": 10}, clickmode="event+select")
 st.plotly_chart(fig, key="sweep_chart", on_select=_apply_from_chart, selection_mode="points")
 if loaded is None:
@@ -189,4 +207,9 @@ button_col.button(
     type="primary",
     key="apply_point",
 )
-st.dataframe(data, hide_index=True, key="sweep_table")
+st.dataframe(
+    data,
+    hide_index=True,
+    key="sweep_table",
+    column_config={column: label for column, label in TABLE_HEADERS.items() if column in data.columns},
+)

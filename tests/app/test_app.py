@@ -168,6 +168,26 @@ def test_tune_sweeps_and_applying_a_point_sets_the_sliders(app: AppTest) -> None
     assert (app.select_slider(key="target").value, app.select_slider(key="hard_cap").value) == (128, 1024)
 
 
+def test_tune_draws_the_cost_from_zero_with_every_axis_titled_and_readable_headers(app: AppTest) -> None:
+    """A 0.3% change in the tokens embedded must not fill its chart: its y-axis starts at zero; each chart's
+    y-axis says what it counts; the table's headers read as words (its columns keep their names)."""
+    app.switch_page("pages/tune.py").run()
+    assert not app.exception
+    layout = json.loads(app.get("plotly_chart")[0].proto.spec)["layout"]
+    titles = [a["text"] for a in layout["annotations"]]  # the subplots' titles, in order
+    cost = titles.index("Total tokens embedded (cost)") + 1
+    assert layout[f"yaxis{cost}"]["rangemode"] == "tozero"
+    for n in range(1, len(titles) + 1):
+        assert layout["yaxis" if n == 1 else f"yaxis{n}"]["title"]["text"], f"chart {n} has no y-axis title"
+    headers = json.loads(app.dataframe[0].proto.columns)
+    assert {headers[c]["label"] for c in ("hard_cap", "total_tokens", "tiny_share")} == {
+        "hard cap",
+        "total tokens",
+        "tiny share",
+    }
+    assert {"hard_cap", "total_tokens", "tiny_share"} <= set(app.dataframe[0].value.columns)
+
+
 def test_tune_leaves_out_the_caps_the_sidebars_overlap_does_not_fit_and_says_so(app: AppTest) -> None:
     """Overlap 128 (fine at the sidebar's cap 1024) once broke the page at the sweep's cap 256: "Something went
     wrong here (ConfigError)" and no chart."""
