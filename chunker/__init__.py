@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chunker.chunkset import Chunk, ChunkSet
+from chunker.chunkset import FLAGS, Chunk, ChunkSet
 from chunker.errors import ChunkerError, ConfigError, TokenizerError
 from chunker.hierarchy import Node, UnknownNodeError
 from chunker.model import Block, Document, Section
@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_HARD_CAP",
     "DEFAULT_STRATEGY",
     "DEFAULT_TARGET",
+    "FLAGS",
     "MIN_HARD_CAP",
     "SMALL_TOKENS",
     "STRATEGIES",

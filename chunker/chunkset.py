@@ -14,11 +14,28 @@ from chunker.errors import ChunkerError
 from chunker.hierarchy import Hierarchy, Node, OutlineEntry, layer_records
 from chunker.spans import Span
 
-__all__ = ["BREADCRUMB_SEPARATOR", "Chunk", "ChunkSet", "line_crumbs"]
+__all__ = ["BREADCRUMB_SEPARATOR", "FLAGS", "Chunk", "ChunkSet", "line_crumbs"]
 
 SCHEMA = "chunk-set"
 VERSION = 1
 BREADCRUMB_SEPARATOR = " › "
+FLAGS = (
+    "split_text",
+    "split_list",
+    "split_code",
+    "split_table",
+    "split_quote",
+    "split_html",
+    "hard_cut",
+    "heading_only",
+    "unbalanced_fence",
+    "tiny",
+    "breadcrumb_shortened",
+)
+"""Every flag the engine can put in :attr:`Chunk.flags`: the ``split_*`` flag of a piece of a cut block of that
+kind (``chunker.cut``), ``unbalanced_fence`` (``chunker.cut.mend``), and those :func:`chunker.pack.to_chunks`
+adds. docs/method.md ("Flags"), docs/json.md, docs/app.md and docs/chunk-set.schema.json name each one
+(tests/test_flags.py)."""
 _FOLDERS = re.compile(r"^.*[/\\](?=[^/\\])")  # what a document's name holds before its last part
 
 
