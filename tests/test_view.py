@@ -143,6 +143,17 @@ def test_the_size_histogram_draws_the_bins_with_the_target_and_cap_marked() -> N
     assert notes["target"]["xanchor"] == "left", "apart from the cap's label when the target is the cap"
 
 
+def test_the_size_histograms_hover_counts_one_chunk_and_many_chunks() -> None:
+    figure = view.size_histogram([10, 20, 20, 300], target=256, hard_cap=512)
+    bars = figure["data"][0]
+    shown = {row[2] for row in bars["customdata"]}
+    assert {"1 chunk", "2 chunks", "0 chunks"} <= shown and "1 chunks" not in shown
+    assert [row[2] for row in bars["customdata"]] == [view.plural(int(n), "chunk") for n in bars["y"]]
+    assert "%{customdata[2]}" in bars["hovertemplate"] and "%{y} chunks" not in bars["hovertemplate"]
+    first = bars["customdata"][0]
+    assert first[:2] == [0, 9] and bars["hovertemplate"].startswith("%{customdata[0]}–%{customdata[1]} tokens")
+
+
 # -- untrusted text: Markdown, archive names, a chunk rendered ---------------------------------------------------
 
 

@@ -460,9 +460,13 @@ def size_histogram(
                 "x": (edges[:-1] + edges[1:]) / 2,
                 "y": counts,
                 "width": float(edges[1] - edges[0]),
-                "customdata": np.stack([edges[:-1], edges[1:] - 1], axis=1),
+                # Each bar's first and last size and its count in words ("1 chunk", "3 chunks"): a few dozen rows.
+                "customdata": [
+                    [int(lo), int(hi) - 1, plural(int(n), "chunk")]
+                    for lo, hi, n in zip(edges[:-1], edges[1:], counts, strict=True)
+                ],
                 "marker": {"color": "#3b7dd8"},
-                "hovertemplate": "%{customdata[0]}–%{customdata[1]} tokens: %{y} chunks<extra></extra>",
+                "hovertemplate": "%{customdata[0]}–%{customdata[1]} tokens: %{customdata[2]}<extra></extra>",
             }
         ],
         "layout": {
