@@ -108,11 +108,13 @@ with table_col:
         on_select="rerun",
         selection_mode="single-row",
         column_config={
+            # Set widths, narrow enough that the flags after them are in sight in the half-width table of a
+            # 1400 px window (id, breadcrumb and tokens take 300 px).
             "tokens": st.column_config.ProgressColumn(
-                "tokens", min_value=0, max_value=settings.hard_cap, format="%d", help="Against the hard cap"
+                "tokens", min_value=0, max_value=settings.hard_cap, format="%d", help="Against the hard cap", width=100
             ),
             "id": st.column_config.TextColumn("id", width=50),
-            "breadcrumb": st.column_config.TextColumn("breadcrumb", width="medium", help="The last two headings"),
+            "breadcrumb": st.column_config.TextColumn("breadcrumb", width=150, help="The last two headings"),
             "lines": st.column_config.TextColumn("lines", width=80),
             "bytes": st.column_config.TextColumn("bytes", width=100),
             "flags": st.column_config.TextColumn("flags", width="medium"),

@@ -45,6 +45,19 @@ def test_inspect_opens_the_default_sample_with_the_engines_numbers(app: AppTest)
     assert "c1 · " in html and f"bytes {first.byte_span[0]}–" in html and f"lines {first.line_span[0]}–" in html
 
 
+def test_the_chunk_tables_columns_before_the_flags_leave_them_in_sight(app: AppTest) -> None:
+    """The chunk table is half the page: about 445 px in a 1400 px window, 33 of them the row's checkbox. Each
+    column before the flags has a set width (none sized to its longest breadcrumb), together at most 300 px, so
+    the flags start in sight with room for one ("split_list")."""
+    table = app.dataframe[1]
+    names = list(table.value.columns)
+    config = json.loads(table.proto.columns)
+    named = {"small": 75, "medium": 200, "large": 400}
+    widths = [config.get(name, {}).get("width") for name in names[: names.index("flags")]]
+    assert None not in widths, dict(zip(names, widths, strict=False))
+    assert sum(named.get(w, w) for w in widths) <= 300, dict(zip(names, widths, strict=False))
+
+
 def test_moving_the_hard_cap_repacks_and_changes_the_chunk_count(app: AppTest) -> None:
     """A slider move re-packs the cached document: the count follows the engine at the new cap."""
     before = metric(app, "Chunks")
