@@ -196,7 +196,14 @@ else:
         + (", not the dense model chosen there: it would take minutes over the grid." if loaded[2] != "bm25" else ".")
     )
 
-labels = [f"target {t} · cap {c}" for t, c in zip(data["target"], data["hard_cap"], strict=True)]
+points = [(int(t), int(c)) for t, c in zip(data["target"], data["hard_cap"], strict=True)]
+labels = [f"target {t} · cap {c}" for t, c in points]
+# The picker opens at the grid point nearest the sidebar's settings (the very point when it is one), and goes
+# there again whenever the sidebar or the grid changes; in between it keeps what was picked.
+opened_at = (settings.target, settings.hard_cap, tuple(points))
+if "sweep_point" not in st.session_state or st.session_state.get("sweep_point_for") != opened_at:
+    st.session_state.sweep_point = view.nearest_point(points, settings.target, settings.hard_cap)
+    st.session_state.sweep_point_for = opened_at
 pick_col, button_col = st.columns([3, 1], vertical_alignment="bottom")
 choice = pick_col.selectbox("Grid point", range(len(labels)), format_func=lambda i: labels[i], key="sweep_point")
 row = data.iloc[int(choice)]

@@ -354,3 +354,13 @@ def test_the_chunk_table_puts_the_flags_right_after_the_tokens() -> None:
         "lines",
         "bytes",
     ]
+
+
+def test_nearest_point_is_the_point_itself_on_the_grid_else_the_fewest_doublings_away() -> None:
+    grid = [(t, c) for t in (128, 256, 384, 512) for c in (256, 512, 1024) if t <= c]
+    for i, (t, c) in enumerate(grid):
+        assert view.nearest_point(grid, t, c) == i
+    assert grid[view.nearest_point(grid, 300, 600)] == (256, 512)
+    assert grid[view.nearest_point(grid, 16, 8192)] == (128, 1024)
+    assert grid[view.nearest_point(grid, 500, 500)] == (512, 512)
+    assert view.nearest_point([], 384, 1024) == 0

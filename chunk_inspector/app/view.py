@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import io
 import itertools
+import math
 import os
 import re
 import statistics
@@ -48,6 +49,7 @@ __all__ = [
     "display_flags",
     "heading_tree",
     "md_escape",
+    "nearest_point",
     "page_spans",
     "plural",
     "preview_box_css",
@@ -707,6 +709,17 @@ def unfit_caps(caps: Iterable[int], options: chunker.ChunkOptions) -> dict[int, 
         except chunker.ConfigError as exc:
             out[cap] = str(exc)
     return out
+
+
+def nearest_point(points: Sequence[tuple[int, int]], target: int, hard_cap: int) -> int:
+    """The index of the (target, hard cap) of ``points`` nearest ``target`` and ``hard_cap``: that point itself
+    when it is one, else the one the fewest doublings or halvings away (the sizes' ratios, as the sliders' stops
+    grow), the first of equals; 0 for no points."""
+
+    def distance(point: tuple[int, int]) -> float:
+        return abs(math.log(point[0] / target)) + abs(math.log(point[1] / hard_cap))
+
+    return min(range(len(points)), key=lambda i: distance(points[i]), default=0)
 
 
 def sweep(

@@ -181,6 +181,37 @@ def test_tune_sweeps_and_applying_a_point_sets_the_sliders(app: AppTest) -> None
     assert (app.select_slider(key="target").value, app.select_slider(key="hard_cap").value) == (128, 1024)
 
 
+def picked_point(at: AppTest) -> str:
+    picker = at.selectbox(key="sweep_point")
+    assert picker.value is not None
+    return str(picker.options[int(picker.value)])
+
+
+def test_tune_picker_opens_at_the_sidebars_point_and_follows_the_sidebar(app: AppTest) -> None:
+    """The "Grid point" picker opens at the sidebar's settings (384/1024 is on the default grid), keeps a point
+    picked, and goes to the nearest grid point when the sidebar moves off the grid."""
+    app.switch_page("pages/tune.py").run()
+    assert not app.exception
+    assert picked_point(app) == "target 384 · cap 1024"
+    labels = app.selectbox(key="sweep_point").options
+    app.selectbox(key="sweep_point").set_value(labels.index("target 128 · cap 256")).run()
+    assert picked_point(app) == "target 128 · cap 256", "a point picked stays picked"
+    app.select_slider(key="hard_cap").set_value(600).run()
+    app.select_slider(key="target").set_value(300).run()
+    assert not app.exception
+    assert picked_point(app) == "target 256 · cap 512", "off the grid: the nearest point"
+
+
+def test_tune_picker_opens_at_the_point_a_link_sets() -> None:
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params["hard_cap"] = "2048"
+    at.query_params["target"] = "768"
+    at.run()
+    at.switch_page("pages/tune.py").run()
+    assert not at.exception
+    assert picked_point(at) == "target 768 · cap 2048"
+
+
 def test_tune_draws_the_cost_from_zero_with_every_axis_titled_and_readable_headers(app: AppTest) -> None:
     """A 0.3% change in the tokens embedded must not fill its chart: its y-axis starts at zero; each chart's
     y-axis says what it counts; the table's headers read as words (its columns keep their names)."""
