@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import re
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +11,7 @@ import pytest
 
 import chunker
 from chunk_inspector.app import view
+from tests.app.conftest import box_lines
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_docs"
 
@@ -313,16 +313,6 @@ def test_the_chunk_table_calls_a_chunk_the_preamble_only_when_it_lies_before_the
     flat = chunker.parse("Just text. " * 200 + "\n\nMore text. " * 200, name="f.md")
     labels = set(view.chunk_rows(flat, chunker.chunk(flat, target=64, hard_cap=128))["breadcrumb"])
     assert labels == {"(no heading)"}
-
-
-def box_lines(css: str, selector: str) -> float:
-    """How many lines of its own line height the rule for ``selector`` in ``css`` lets its box show."""
-    rule = re.search(re.escape(selector) + r"\s*\{([^}]*)\}", css)
-    assert rule, selector
-    line_height = re.search(r"line-height:\s*([\d.]+)em", rule.group(1))
-    height = re.search(r"max-height:\s*([\d.]+)em", rule.group(1))
-    assert line_height and height, f"{selector} sets no line height or no height in em: {rule.group(1)}"
-    return float(height.group(1)) / float(line_height.group(1))
 
 
 def test_a_preview_box_holds_whole_lines() -> None:

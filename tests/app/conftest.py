@@ -18,6 +18,16 @@ def plain(markdown: str) -> str:
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown).replace("\u2060", "")  # and the autolink breaks
 
 
+def box_lines(css: str, selector: str) -> float:
+    """How many lines of its own line height the rule for ``selector`` in ``css`` lets its box show."""
+    rule = re.search(re.escape(selector) + r"\s*\{([^}]*)\}", css)
+    assert rule, selector
+    line_height = re.search(r"line-height:\s*([\d.]+)em", rule.group(1))
+    height = re.search(r"max-height:\s*([\d.]+)em", rule.group(1))
+    assert line_height and height, f"{selector} sets no line height or no height in em: {rule.group(1)}"
+    return float(height.group(1)) / float(line_height.group(1))
+
+
 @pytest.fixture(autouse=True)
 def _navigation_not_pages_directory(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """AppTest resets PagesManager.uses_pages_directory before every run, so from the second run on

@@ -10,8 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import chunker
-from tests.app.conftest import APP, plain
-from tests.test_view import box_lines
+from tests.app.conftest import APP, box_lines, plain
 
 WINDOW = 40  # chunks drawn at once in the source view of a long document (pages/inspect_chunks.py)
 
