@@ -24,7 +24,7 @@ from typing import Any, Generic, TypeVar, cast
 from chunker import fields
 from chunker.errors import ChunkerError
 from chunker.spans import SourceMap, Span
-from chunker.tokens import TextCounts, Tokenizer, TokenizerLike, get_tokenizer
+from chunker.tokens import TextCounts, Tokenizer, TokenizerLike, get_tokenizer, names_a_file
 
 __all__ = ["Block", "BlockSpans", "CacheSlot", "Document", "DocumentCaches", "Section"]
 
@@ -455,8 +455,9 @@ class Document:
     def from_json(cls, data: str | dict[str, Any], tokenizer: TokenizerLike = None) -> Document:
         """Rebuild a Document from :meth:`to_json` output without re-parsing.
 
-        The tokenizer named in the JSON is loaded again; a document counted with a
-        callable needs that callable passed as ``tokenizer``.
+        The tokenizer named in the JSON is loaded again by its name; a document counted with a
+        callable or a tokenizer.json needs that callable, path or Tokenizer passed as ``tokenizer``
+        (the JSON may come from anywhere: it never makes the engine read a file).
         """
         try:
             return cls._from_json(json.loads(data) if isinstance(data, str) else data, tokenizer)
@@ -475,12 +476,18 @@ class Document:
                 f"schema={raw.get('schema')!r}, version={raw.get('version')!r}"
             )
         if tokenizer is None:
-            if fields.text(raw["tokenizer"]).startswith("callable:"):
+            name = fields.text(raw["tokenizer"])
+            if name.startswith("callable:"):
                 raise ChunkerError(
-                    f"this document was counted with {raw['tokenizer']!r}; "
-                    f"pass that callable as Document.from_json(..., tokenizer=fn)"
+                    f"this document was counted with {name!r}; "
+                    "pass that callable as Document.from_json(..., tokenizer=fn)"
                 )
-            tokenizer = raw["tokenizer"]
+            if names_a_file(name):  # the JSON may come from anywhere: it chooses no file for the engine to read
+                raise ChunkerError(
+                    f"this document was counted with the tokenizer.json {name!r}; pass it as "
+                    "Document.from_json(..., tokenizer=PATH or a Tokenizer): a document's JSON names no file to read"
+                )
+            tokenizer = name
         blocks: list[Block] = []
         root = _section_from_dict(raw["tree"], blocks)
         fm_block = raw.get("front_matter_block")

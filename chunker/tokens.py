@@ -49,6 +49,7 @@ __all__ = [
     "TokenizerLike",
     "get_tokenizer",
     "hf_tokenizer_from_json",
+    "names_a_file",
     "pretoken_tail",
     "tokenizer_name",
 ]
@@ -549,7 +550,7 @@ def get_tokenizer(tokenizer: TokenizerLike = None) -> Tokenizer:
                 f"{tokenizer!r} names a Hugging Face tokenizer made from a tokenizer.json's content "
                 "(hf_tokenizer_from_json), not a file: pass that Tokenizer, or the path to the tokenizer.json"
             )
-        if _is_hf_path(tokenizer):
+        if names_a_file(tokenizer):
             return _hf_tokenizer(tokenizer.removeprefix(HF_PREFIX))
         return _tiktoken_tokenizer(tokenizer)
     if callable(tokenizer):
@@ -633,11 +634,12 @@ def _load_encoding(name: str) -> Any:
 def tokenizer_name(spec: str) -> str:
     """The name a document parsed with the tokenizer ``spec`` records (``Document.tokenizer.name``):
     ``spec`` itself, or ``"hf:" + spec`` for a path to a tokenizer.json. Nothing is loaded."""
-    return HF_PREFIX + spec if _is_hf_path(spec) and not spec.startswith(HF_PREFIX) else spec
+    return HF_PREFIX + spec if names_a_file(spec) and not spec.startswith(HF_PREFIX) else spec
 
 
-def _is_hf_path(name: str) -> bool:
-    """True for ``"hf:..."`` and for anything that reads as a path to a JSON file."""
+def names_a_file(name: str) -> bool:
+    """Whether the tokenizer name ``name`` is a Hugging Face tokenizer.json to read: ``"hf:..."``, or anything that
+    reads as a path to a JSON file."""
     return name.startswith(HF_PREFIX) or name.lower().endswith(".json")
 
 

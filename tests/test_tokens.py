@@ -239,13 +239,16 @@ def test_superadditive_hf_tokenizer_is_repaired_to_the_hard_cap(tmp_path: Path, 
         check_chunk_set(doc, chunker.chunk(doc, target=hard_cap // 2, hard_cap=hard_cap), hard_cap)
 
 
-def test_hf_tokenizer_name_is_recorded_and_reloads_from_json(hf_path: Path) -> None:
-    """The chunk set JSON names the tokenizer; Document.from_json loads the same file again."""
+def test_hf_tokenizer_name_is_recorded_and_reloads_from_json_when_passed(hf_path: Path) -> None:
+    """The chunk set JSON names the tokenizer; Document.from_json loads the same file again when it is passed (a
+    document's JSON alone names no file for the engine to read)."""
     text = (SAMPLES / "rust_blog_gccrs.md").read_text(encoding="utf-8")
     doc = chunker.parse(text, name="rust_blog_gccrs.md", tokenizer=str(hf_path))
     data = json.loads(chunker.chunk(doc, target=128, hard_cap=256).to_json())
     assert data["document"]["tokenizer"] == data["config"]["tokenizer"] == f"hf:{hf_path}"
-    again = chunker.Document.from_json(doc.to_json())
+    with pytest.raises(chunker.ChunkerError, match=r"pass it as Document\.from_json\(\.\.\., tokenizer=PATH"):
+        chunker.Document.from_json(doc.to_json())
+    again = chunker.Document.from_json(doc.to_json(), tokenizer=str(hf_path))
     assert again.tokenizer.name == f"hf:{hf_path}"
     assert again.token_count == doc.token_count
 
