@@ -106,9 +106,9 @@ def _megabytes(value: str) -> int:
     return max(1, int(size * MB))
 
 
-def _whole_number(least: int, of: str) -> Callable[[str], int]:
-    """An option's type: a whole number of ``of``, ``least`` or more (``-k 0`` retrieves nothing; ``--budget -100``
-    once reported a recall of 1.000)."""
+def _whole_number(least: int, expected: str) -> Callable[[str], int]:
+    """An option's type: a whole number, ``least`` or more, else an error that says ``expected`` (``-k 0``
+    retrieves nothing; ``--budget -100`` once reported a recall of 1.000)."""
 
     def parse(value: str) -> int:
         try:
@@ -116,24 +116,15 @@ def _whole_number(least: int, of: str) -> Callable[[str], int]:
         except ValueError:
             number = None
         if number is None or number < least:
-            raise argparse.ArgumentTypeError(f"expected a whole number of {of}, {least} or more, got {value[:20]!r}")
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {value[:20]!r}")
         return number
 
     return parse
 
 
-_tokens = _whole_number(1, "tokens")  # a size: the target, a hard cap, a budget
-_some_tokens = _whole_number(0, "tokens")  # an amount that may be none: the overlap, the least chunk
-
-
-def _jobs(value: str) -> int:
-    try:
-        jobs = int(value) if len(value) <= 12 else -1
-    except ValueError:
-        jobs = -1
-    if jobs < 0:
-        raise argparse.ArgumentTypeError(f"expected a number of processes (0 = all cores), got {value[:20]!r}")
-    return jobs
+_tokens = _whole_number(1, "a whole number of tokens, 1 or more")  # a size: the target, a hard cap, a budget
+_some_tokens = _whole_number(0, "a whole number of tokens, 0 or more")  # may be none: the overlap, the least chunk
+_jobs = _whole_number(0, "a number of processes (0 = all cores)")
 
 
 _TOKENIZER_HELP = (
@@ -301,7 +292,10 @@ def _eval_parser() -> argparse.ArgumentParser:
         "--peers", action="store_true", help="also every installed peer chunker at the same hard cap (and target)"
     )
     parser.add_argument(
-        "-k", type=_whole_number(1, "chunks"), default=K, help=f"chunks retrieved for the @k columns (default {K})"
+        "-k",
+        type=_whole_number(1, "a whole number of chunks, 1 or more"),
+        default=K,
+        help=f"chunks retrieved for the @k columns (default {K})",
     )
     parser.add_argument(
         "--budget", type=_tokens, default=BUDGET, help=f"token budget of the @budget columns (default {BUDGET})"
