@@ -22,8 +22,8 @@ source = st.segmented_control(
 inputs: list[tuple[str, bytes]] = []
 if source == "Upload files":
     files = st.file_uploader(
-        f"Markdown files (.md, .markdown, .txt), {frame.UPLOAD_LIMIT} each",
-        type=["md", "markdown", "txt"],
+        f"Markdown files {frame.MARKDOWN_KINDS}, {frame.UPLOAD_LIMIT} each",
+        type=frame.MARKDOWN_TYPES,
         accept_multiple_files=True,
         key="corpus_uploads",
     )

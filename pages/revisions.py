@@ -22,8 +22,8 @@ def new_revision() -> tuple[str, str] | None:
             return None
         return "pasted.md", frame.load_paste(pasted)
     upload = st.file_uploader(
-        f"The new revision (.md, .markdown, .txt), {frame.UPLOAD_LIMIT}",
-        type=["md", "markdown", "txt"],
+        f"The new revision {frame.MARKDOWN_KINDS}, {frame.UPLOAD_LIMIT}",
+        type=frame.MARKDOWN_TYPES,
         key="rev_upload",
     )
     if upload is None:

@@ -35,6 +35,8 @@ from chunker.decode import decode_markdown
 from chunker.tokens import HF_MEMORY_PREFIX, hf_tokenizer_from_json
 
 __all__ = [
+    "MARKDOWN_KINDS",
+    "MARKDOWN_TYPES",
     "MAX_TOKENIZER_BYTES",
     "MAX_UPLOAD_BYTES",
     "SAMPLES_DIR",
@@ -67,6 +69,8 @@ MAX_TOKENIZER_BYTES = 20 * 1000 * 1000  # a large model's tokenizer.json is 2-10
 # What the upload widgets say of the limit (Streamlit's own box says the server's 50 MB, which is set higher
 # so that the app can refuse a larger file itself, naming it): "up to 5 MB".
 UPLOAD_LIMIT = f"up to {MAX_UPLOAD_BYTES / 2**20:g} MB"
+MARKDOWN_TYPES = ["md", "markdown", "txt"]  # what a document's uploader takes (the sidebar, Corpus, Revisions)
+MARKDOWN_KINDS = f"({', '.join('.' + kind for kind in MARKDOWN_TYPES)})"  # as its label names them
 HF_TOKENIZERS_KEPT = 4  # uploaded tokenizers kept in memory, for all sessions (one is tens of MB loaded)
 _hf_tokenizers: OrderedDict[str, chunker.Tokenizer] = OrderedDict()  # by name, the last loaded last
 _hf_lock = threading.Lock()
@@ -324,8 +328,8 @@ def _document_source() -> tuple[str, str] | None:
     )
     if source == "Upload":
         files = st.sidebar.file_uploader(
-            f"Markdown files (.md, .markdown, .txt), {UPLOAD_LIMIT} each",
-            type=["md", "markdown", "txt"],
+            f"Markdown files {MARKDOWN_KINDS}, {UPLOAD_LIMIT} each",
+            type=MARKDOWN_TYPES,
             accept_multiple_files=True,
             key="uploads",
             help="The first file opens here; a question set on Evaluate may name any of them. "
