@@ -16,11 +16,28 @@ if opened is None:
     st.stop()
 settings = opened.settings
 st.subheader("Corpus")
+uploaded = frame.sidebar_uploads()
+SIDEBAR = "Sidebar uploads"
 source = st.segmented_control(
-    "Documents", ["Bundled samples", "Upload files"], default="Bundled samples", required=True, key="corpus_source"
+    "Documents",
+    ["Bundled samples", SIDEBAR, "Upload files"],
+    default=SIDEBAR if uploaded else "Bundled samples",  # what the user has just uploaded, where there is any
+    format_func=lambda choice: f"{SIDEBAR} ({len(uploaded)})" if choice == SIDEBAR else choice,
+    required=True,
+    key="corpus_source",
+    help="Bundled samples: the documents shipped with the app. Sidebar uploads: the files uploaded under "
+    "Document in the sidebar. Upload files: an upload for this page only.",
 )
 inputs: list[tuple[str, bytes]] = []
-if source == "Upload files":
+if source == SIDEBAR:
+    inputs = [(f.name, f.getvalue()) for f in uploaded]
+    if not inputs:
+        st.info(
+            "The sidebar holds no uploads: choose Upload under Document in the sidebar and add your files there "
+            "(several at once), or upload them here under Upload files."
+        )
+        st.stop()
+elif source == "Upload files":
     files = st.file_uploader(
         f"Markdown files {frame.MARKDOWN_KINDS}, {frame.UPLOAD_LIMIT} each",
         type=frame.MARKDOWN_TYPES,

@@ -58,7 +58,7 @@ def _sidebar_uploads() -> dict[str, str]:
     """The sidebar's uploads (all of them: the first is the open document) by name, as decoded; the ones the
     sidebar refused (it says why) are left out."""
     texts: dict[str, str] = {}
-    for file in st.session_state.get("uploads") or []:
+    for file in frame.sidebar_uploads():
         if file.name in texts or frame.size_error(file.name, file.size) is not None:
             continue
         try:

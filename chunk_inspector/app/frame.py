@@ -58,6 +58,7 @@ __all__ = [
     "release",
     "run_page",
     "sidebar",
+    "sidebar_uploads",
     "size_error",
     "tokenizer_for",
 ]
@@ -332,8 +333,8 @@ def _document_source() -> tuple[str, str] | None:
             type=MARKDOWN_TYPES,
             accept_multiple_files=True,
             key="uploads",
-            help="The first file opens here; a question set on Evaluate may name any of them. "
-            "The Corpus page takes its own upload.",
+            help="The first file opens here; the Corpus page reviews them all together (Sidebar uploads), "
+            "and a question set on Evaluate may name any of them.",
         )
         if not files:
             st.sidebar.info("Upload a file, or pick a sample meanwhile.")
@@ -359,6 +360,15 @@ def _document_source() -> tuple[str, str] | None:
         "Sample", names, index=names.index(_default_sample()), key="sample", bind="query-params"
     )
     return name, (SAMPLES_DIR / name).read_text(encoding="utf-8")
+
+
+def sidebar_uploads() -> list[Any]:
+    """The files uploaded in the sidebar (Streamlit's ``UploadedFile``s, in their order; none unless its
+    Document is Upload), as they came: each reader decodes them with :func:`load_upload` and says which it
+    refused and why."""
+    state = st.session_state
+    files: Any = state.get("uploads") if state.get("source") == "Upload" else None
+    return list(files) if isinstance(files, list) else []
 
 
 def _upload_text(file: Any) -> str:

@@ -397,19 +397,44 @@ def test_options_the_hard_cap_cannot_hold_are_lowered_with_a_warning() -> None:
     assert metric(at, "Chunks") == f"{engine_count(GUIDE, 256, 512, overlap=255, min_tokens=512):,}"
 
 
-def test_the_sidebar_upload_says_what_takes_its_files_and_the_corpus_asks_for_its_own(app: AppTest) -> None:
-    """The sidebar's uploader says where its files go: the first opens, Evaluate may name any; the Corpus page,
-    which has its own uploader, still asks for files after uploads in the sidebar."""
+def test_the_corpus_takes_the_sidebars_uploads_and_skips_the_refused_ones(app: AppTest) -> None:
+    """Files uploaded in the sidebar are the Corpus page's documents at once ("Sidebar uploads (N)", its default
+    then), with no second upload; each file the app refuses (its size, its encoding) is skipped in one line
+    naming it and why. The sidebar's uploader says so."""
+    from chunk_inspector.app import frame
+
+    big = b"# Big\n\n" + b"word " * (frame.MAX_UPLOAD_BYTES // 5 + 10)
     app.segmented_control(key="source").set_value("Upload").run()
     app.file_uploader(key="uploads").set_value(
-        [("a.md", b"# A\n\nText a.\n", "text/markdown"), ("b.md", b"# B\n\nText b.\n", "text/markdown")]
+        [
+            ("a.md", b"# A\n\nText a.\n", "text/markdown"),
+            ("b.md", b"\xff\xfe# B in UTF-16?\n", "text/markdown"),
+            ("big.md", big, "text/markdown"),
+            ("c.md", b"# C\n\nText c.\n", "text/markdown"),
+        ]
     ).run()
     help_text = app.file_uploader(key="uploads").proto.help
-    assert "Evaluate" in help_text and "Corpus page takes its own upload" in help_text
+    assert "Corpus" in help_text and "own upload" not in help_text
     app.switch_page("pages/corpus.py").run()
-    app.segmented_control(key="corpus_source").set_value("Upload files").run()
     assert not app.exception
-    assert any("Upload several Markdown files" in plain(i.value) for i in app.info)
+    choice = app.segmented_control(key="corpus_source")
+    assert choice.value == "Sidebar uploads" and "Sidebar uploads (4)" in [o.content for o in choice.proto.options]
+    assert metric(app, "Documents") == "2" and metric(app, "Failed") == "2"
+    assert sorted(app.dataframe[0].value["document"]) == ["a.md", "c.md"]
+    errors = [plain(e.value) for e in app.error]
+    assert len(errors) == 2
+    assert any(e.startswith("Skipped b.md:") and "UTF-8" in e for e in errors)
+    assert any(e.startswith("Skipped big.md:") and "up to 5 MB" in e for e in errors)
+    assert not app.get("file_uploader") or all(f.key != "corpus_uploads" for f in app.get("file_uploader"))
+
+
+def test_the_corpus_opens_on_the_samples_without_sidebar_uploads_and_says_where_they_come_from(app: AppTest) -> None:
+    app.switch_page("pages/corpus.py").run()
+    assert not app.exception
+    assert app.segmented_control(key="corpus_source").value == "Bundled samples"
+    app.segmented_control(key="corpus_source").set_value("Sidebar uploads").run()
+    assert not app.exception
+    assert any("sidebar holds no uploads" in plain(i.value) for i in app.info)
 
 
 def test_every_document_uploader_names_the_apps_size_limit(app: AppTest) -> None:
