@@ -114,7 +114,9 @@ with table_col:
                 "tokens", min_value=0, max_value=settings.hard_cap, format="%d", help="Against the hard cap", width=100
             ),
             "id": st.column_config.TextColumn("id", width=50),
-            "breadcrumb": st.column_config.TextColumn("breadcrumb", width=150, help="The last two headings"),
+            "breadcrumb": st.column_config.TextColumn(
+                "breadcrumb", width=150, help="The last two headings; choose the row to read them all under the table"
+            ),
             "lines": st.column_config.TextColumn("lines", width=80),
             "bytes": st.column_config.TextColumn("bytes", width=100),
             "flags": st.column_config.TextColumn("flags", width="medium"),
@@ -123,6 +125,12 @@ with table_col:
 rows = event.selection.rows if event is not None else []
 # a row of the page shown; kept across re-packs (the same row, the chunk now there)
 selected = first_chunk + rows[0] if rows and first_chunk + rows[0] < len(chunks) else None
+if selected is not None:
+    # The whole breadcrumb, under the table where the row was chosen: its column is narrow (the flags after it
+    # stay in sight), so a long one is cut there.
+    table_col.markdown(
+        f"**{chunks[selected].id}** · {view.md_escape(view.section_path(chunks[selected], view.Outline.of(doc), None))}"
+    )
 tree_rows_selected = tree_event.selection.rows if tree_event is not None else []
 highlight = None
 if tree_rows_selected and tree_rows_selected[0] < len(tree):

@@ -232,15 +232,17 @@ class Outline:
         return cls(doc.blocks[0].start, doc.blocks[-1].end, first)
 
 
-def section_path(chunk: chunker.Chunk, outline: Outline) -> str:
-    """Where a chunk sits: the last two titles of its breadcrumb (the document name left out), '…' marking
-    what is cut. A chunk under the document itself is ``(preamble)`` only when it ends before the first
-    heading; one holding all the text is ``(whole document)``; one holding headings, its first two of them
-    (after ``(preamble)`` when it starts before the first heading); one in a document without a heading,
-    ``(no heading)``."""
+def section_path(chunk: chunker.Chunk, outline: Outline, last: int | None = 2) -> str:
+    """Where a chunk sits: the ``last`` titles of its breadcrumb (the document name left out; None: all of
+    them), '…' marking what is cut. A chunk under the document itself is ``(preamble)`` only when it ends
+    before the first heading; one holding all the text is ``(whole document)``; one holding headings, its
+    first two of them (after ``(preamble)`` when it starts before the first heading); one in a document
+    without a heading, ``(no heading)``."""
     titles = chunk.breadcrumb[1:]
     if titles:
-        return ("… › " if len(titles) > 2 else "") + " › ".join(titles[-2:])
+        if last is None or len(titles) <= last:
+            return " › ".join(titles)
+        return "… › " + " › ".join(titles[-last:])
     start, end = chunk.char_span
     first = outline.first_heading
     if start <= outline.start and end >= outline.end:

@@ -57,6 +57,27 @@ def test_the_chunk_tables_columns_before_the_flags_leave_them_in_sight(app: AppT
     assert sum(named.get(w, w) for w in widths) <= 300, dict(zip(names, widths, strict=False))
 
 
+def test_a_chosen_chunks_whole_breadcrumb_shows_under_the_table() -> None:
+    """The table's breadcrumb column is narrow and shows the last two headings; choosing a row shows its whole
+    breadcrumb, escaped, under the table (a deep section of the AsyncAPI spec: four levels)."""
+    from chunk_inspector.app import frame
+
+    name = "asyncapi_spec.md"
+    text = (SAMPLES / name).read_text(encoding="utf-8")
+    chunks = chunker.chunk_markdown(text, name=name, target=384, hard_cap=1024)
+    deep = next(c for c in chunks if len(c.breadcrumb) > 3)
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params["sample"] = name
+    at.run()
+    table = at.dataframe[1]
+    assert table.value["breadcrumb"][deep.index].startswith("… › ")
+    at.session_state[f"chunks-{frame.digest(text)[:12]}-0"] = {"selection": {"rows": [deep.index], "columns": []}}
+    at.run()
+    assert not at.exception
+    whole = " › ".join(deep.breadcrumb[1:])
+    assert any(plain(m.value) == f"**{deep.id}** · {whole}" for m in at.markdown), [m.value for m in at.markdown]
+
+
 def test_moving_the_hard_cap_repacks_and_changes_the_chunk_count(app: AppTest) -> None:
     """A slider move re-packs the cached document: the count follows the engine at the new cap."""
     before = metric(app, "Chunks")
