@@ -62,7 +62,7 @@ for n, (name, data) in enumerate(inputs):
         doc = frame.parse_cached(key, name, settings.tokenizer_name, text)
         results.append((name, frame.chunk_cached(key, name, settings, doc)))
     except chunker.ChunkerError as exc:
-        failures.append((name, str(exc)))
+        failures.append((name, frame.readable(exc)))
 bar.empty()
 for name, reason in failures:
     st.error(view.md_escape(f"Skipped {name}: {reason}"))

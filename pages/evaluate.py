@@ -304,7 +304,7 @@ try:
     with st.spinner("Chunking, indexing and ranking…"):
         run = _engine_run(key, settings, retriever, model, index_label, questions)
 except chunker.ChunkerError as exc:  # a dense model that cannot be loaded, options that do not fit
-    st.error(md_escape(exc))
+    st.error(md_escape(frame.readable(exc)))
     st.stop()
 ev = run.evaluation
 mean = ev.mean()

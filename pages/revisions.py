@@ -57,7 +57,7 @@ try:
     new_doc = frame.parse_cached(key, doc.name, settings.tokenizer_name, text)
     new = frame.chunk_cached(key, doc.name, settings, new_doc)
 except chunker.ChunkerError as exc:
-    st.error(view.md_escape(f"{new_name}: {exc}"))
+    st.error(view.md_escape(f"{new_name}: {frame.readable(exc)}"))
     st.stop()
 
 diff = revisions.diff_chunks(old, new, doc.name)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import runpy
 import secrets
 import sys
@@ -55,6 +56,7 @@ __all__ = [
     "load_upload",
     "open_document",
     "parse_cached",
+    "readable",
     "release",
     "run_page",
     "sidebar",
@@ -261,13 +263,20 @@ def load_paste(text: str) -> str:
     return text
 
 
-def load_hf_tokenizer(name: str, data: bytes) -> chunker.Tokenizer:
+def hf_key(data: bytes) -> str:
+    """The name of the tokenizer loaded from the tokenizer.json ``data``: its content's (``hf:sha256:…``)."""
+    return HF_MEMORY_PREFIX + hashlib.sha256(data).hexdigest()[:16]
+
+
+def load_hf_tokenizer(name: str, data: bytes, key: str | None = None) -> chunker.Tokenizer:
     """An uploaded tokenizer.json, loaded in memory: nothing is written to disk. Named by its content
-    (``hf:sha256:…``, what chunk sets record); the last :data:`HF_TOKENIZERS_KEPT` loaded are kept for every
-    session (a tokenizer is large, and loading one takes a moment). Raises :class:`chunker.ChunkerError`
-    with the reason for a file over :data:`MAX_TOKENIZER_BYTES` or one the tokenizers package cannot load."""
+    (``hf:sha256:…``, :func:`hf_key`, what chunk sets record; ``key`` when the caller has it already); the last
+    :data:`HF_TOKENIZERS_KEPT` loaded are kept for every session (a tokenizer is large, and loading one takes a
+    moment), so its messages name it by that key (:func:`readable` names the file). Raises
+    :class:`chunker.ChunkerError` with the reason for a file over :data:`MAX_TOKENIZER_BYTES` or one the
+    tokenizers package cannot load."""
     _refuse_large_tokenizer(name, len(data))
-    key = HF_MEMORY_PREFIX + hashlib.sha256(data).hexdigest()[:16]
+    key = key or hf_key(data)
     with _hf_lock:
         tokenizer = _hf_tokenizers.get(key)
         if tokenizer is not None:
@@ -279,6 +288,27 @@ def load_hf_tokenizer(name: str, data: bytes) -> chunker.Tokenizer:
         while len(_hf_tokenizers) > HF_TOKENIZERS_KEPT:
             _hf_tokenizers.popitem(last=False)
     return tokenizer
+
+
+# A tokenizer named by its content in a message, with the words before it: "cannot load the Hugging Face
+# tokenizer 'hf:sha256:…'", "the tokenizer 'hf:sha256:…' failed on this text" (chunker/tokens.py).
+_HF_NAMED = re.compile(r"(?:\b[Tt]he (?:Hugging Face )?tokenizer )?'?(" + re.escape(HF_MEMORY_PREFIX) + r"[0-9a-f]+)'?")
+
+
+def readable(message: object) -> str:
+    """``message`` (an error, or its text) with each uploaded tokenizer.json it names by its content
+    (``'hf:sha256:…'``, the key the loaded tokenizer is shared under) named as the user knows it: "the
+    uploaded tokenizer.json (NAME)", NAME the file this session uploaded with that content. Plain text: escape
+    it where Markdown reads it."""
+    names: Any = st.session_state.get("_hf_names") or {}
+
+    def name(match: re.Match[str]) -> str:
+        file = names.get(match.group(1)) if isinstance(names, dict) else None
+        if not file or file == "tokenizer.json":
+            return "the uploaded tokenizer.json"
+        return f"the uploaded tokenizer.json ({file})"
+
+    return _HF_NAMED.sub(name, str(message))
 
 
 def _refuse_large_tokenizer(name: str, nbytes: int) -> None:
@@ -493,11 +523,20 @@ def _controls() -> chunker.ChunkOptions:
     if hf_file is not None:
         try:
             _refuse_large_tokenizer(hf_file.name, hf_file.size)  # before its bytes are read
-            loaded = load_hf_tokenizer(hf_file.name, hf_file.getvalue())
+            data = hf_file.getvalue()
+            key = hf_key(data)
+            # What this session calls it: the loaded tokenizer is shared, under its content's name (readable).
+            state._hf_names = {**(state.get("_hf_names") or {}), key: hf_file.name}
+            loaded = load_hf_tokenizer(hf_file.name, data, key)
             state._hf_tokenizer = loaded  # this run's (another session may push it out of the shared few)
             tokenizer = loaded.name
         except chunker.ChunkerError as exc:
-            side.error(md_escape(f"{hf_file.name}: {exc}"))
+            message = readable(exc)
+            if "the uploaded tokenizer.json" in message:  # names the file: a sentence of its own
+                message = message[:1].upper() + message[1:]
+            elif not message.startswith(hf_file.name):
+                message = f"{hf_file.name}: {message}"
+            side.error(md_escape(message))
     settings, lowered = url_settings.build_settings(
         tokenizer,
         int(state.hard_cap),
@@ -563,7 +602,7 @@ def sidebar() -> None:
         chunks = chunk_cached(key, name, settings, doc)
     except chunker.ChunkerError as exc:
         st.session_state.opened = None
-        st.session_state.open_error = str(exc)
+        st.session_state.open_error = readable(exc)
         return
     except MemoryError:
         st.session_state.opened = None

@@ -403,6 +403,44 @@ def test_a_broken_tokenizer_json_gets_a_message_and_the_encoding_stays(app: AppT
     assert metric(app, "Chunks") == f"{engine_count(GUIDE, 384, 1024):,}"
 
 
+def test_a_tokenizer_jsons_messages_name_the_uploaded_file_not_its_hash(app: AppTest) -> None:
+    """The loaded tokenizer is shared across sessions under its content's name (hf:sha256:…); what the user
+    reads names the file they uploaded."""
+    app.file_uploader(key="hf_tokenizer").set_value(("e5-tokenizer.json", b"{not json", "application/json")).run()
+    assert not app.exception
+    errors = [plain(e.value) for e in app.sidebar.error]
+    assert any(e.startswith("Cannot load the uploaded tokenizer.json (e5-tokenizer.json): ") for e in errors), errors
+    assert not any("sha256" in e for e in errors), errors
+    app.file_uploader(key="hf_tokenizer").set_value(("latin.json", b'{"\xe9": 1}', "application/json")).run()
+    errors = [plain(e.value) for e in app.sidebar.error]
+    assert "The uploaded tokenizer.json (latin.json) is not UTF-8 text: a tokenizer.json is JSON" in errors, errors
+
+
+def test_a_tokenizer_that_fails_on_the_text_is_named_by_its_file(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tokenizer.json that loads but fails while counting the document: the page's one line names the file,
+    not the key it is shared under."""
+    import uuid
+
+    from chunk_inspector.app import frame
+    from chunker import tokens
+
+    class Failing:
+        def no_truncation(self) -> None: ...
+
+        def no_padding(self) -> None: ...
+
+        def encode(self, text: str, add_special_tokens: bool = True) -> Any:
+            raise ValueError("the pre-tokenizer's regex gave up")
+
+    monkeypatch.setattr(frame, "hf_tokenizer_from_json", lambda data, key: tokens._hf_counter(Failing(), key))
+    unique = f'{{"id": "{uuid.uuid4()}"}}'.encode()  # not one the shared few hold already
+    app.file_uploader(key="hf_tokenizer").set_value(("bert-base.json", unique, "application/json")).run()
+    assert not app.exception
+    errors = [plain(e.value) for e in app.main.error]
+    assert any("the uploaded tokenizer.json (bert-base.json) failed on this text" in e for e in errors), errors
+    assert not any("sha256" in e for e in errors), errors
+
+
 def test_options_the_hard_cap_cannot_hold_are_lowered_with_a_warning() -> None:
     """A shared link (or the number inputs) may ask for an overlap of half the cap or more, or a minimum
     chunk above it: the app lowers them, says so, and chunks; it never shows an exception."""
