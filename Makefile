@@ -7,7 +7,7 @@ PORT ?= 8501
 CHROMIUM ?= /usr/bin/chromium
 SOURCES := chunker chunk_inspector tests benchmarks scripts app.py pages
 
-.PHONY: app app-with-peers browser test setup setup-app lint typecheck unit bench bench-hostile bench-app bench-corpus bench-ray bench-peers bench-churn bench-retrieval bench-retrieval-grid bench-retrieval-lead bench-app-evaluate bench-app-load bench-memory golden clean
+.PHONY: app app-with-peers browser test setup setup-app lint typecheck unit bench bench-hostile bench-app bench-corpus bench-ray bench-peers bench-churn bench-retrieval bench-retrieval-grid bench-retrieval-lead bench-app-evaluate bench-dense-moves bench-app-load bench-memory golden clean
 
 # The [dense] extra (sentence-transformers) comes too, so its tests run; constraints-cpu.txt holds torch
 # to the CPU build (~190 MB; a plain `torch` resolves to the CUDA build and ~3 GB of nvidia wheels).
@@ -81,6 +81,10 @@ bench-app: setup browser
 # The Evaluate page: a slider move until the new recall is shown, on the largest sample with the bundled set.
 bench-app-evaluate: setup browser
 	$(PY) benchmarks/app_evaluate.py --write docs/BENCHMARKS.md
+
+# A dense evaluation after a slider move, each text's embedding kept against none kept (docs/BENCHMARKS.md).
+bench-dense-moves: setup
+	$(PY) benchmarks/dense_moves.py --write docs/BENCHMARKS.md
 
 # One server, 8 browser sessions at once, each uploading its own 1-5 MB document and moving the sliders for 60 s.
 bench-app-load: setup browser

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # before sentence-transformers (huggingface_hub) is imported
@@ -80,16 +81,31 @@ def test_ranking_is_deterministic_and_ties_go_to_the_lower_index(retriever: dens
 def test_text_embeddings_are_reused(retriever: dense.DenseRetriever, monkeypatch: pytest.MonkeyPatch) -> None:
     texts = ["alpha particles", "beta decay", "gamma rays"]
     retriever.rank(texts, ["radiation"], depth=1)
-    embedded: list[int] = []
-    real = retriever.embed
+    embedded: list[list[str]] = []
+    real = retriever.embed_unique
 
-    def spy(items: Any) -> Any:
-        embedded.append(len(items))
+    def spy(items: list[str]) -> Any:
+        embedded.append(items)
         return real(items)
 
-    monkeypatch.setattr(retriever, "embed", spy)
+    monkeypatch.setattr(retriever, "embed_unique", spy)
     retriever.rank(texts, ["nuclear physics", "light"], depth=2)
-    assert embedded == [2]  # the queries only
+    assert embedded == [["nuclear physics", "light"]]  # the queries only
+    retriever.rank([*texts[1:], "delta waves"], ["light"], depth=2)
+    assert embedded[1:] == [["delta waves"]]  # of a new set of texts, only the one not met before
+
+
+def test_kept_embeddings_rank_as_fresh_ones(retriever: dense.DenseRetriever) -> None:
+    """Texts embedded in other batches before (kept) rank as a fresh retriever ranks them: the vectors agree to
+    the float's last bits (the model pads each batch to its longest text)."""
+    texts = [*TEXTS, "a long text about nothing in particular " * 8, "x"]
+    queries = ["banana cake", "a cat on a mat", "interest rates", "nothing"]
+    warm = dense.DenseRetriever()
+    for n in range(0, len(texts), 3):  # each text first embedded among others than the whole set
+        warm.embed(texts[n : n + 3])
+    fresh = dense.DenseRetriever()
+    assert warm.rank(texts, queries, depth=len(texts)) == fresh.rank(texts, queries, depth=len(texts))
+    np.testing.assert_allclose(warm.embed(texts), fresh.embed_unique(texts), atol=1e-6)
 
 
 def test_counts_agree_with_the_model_tokenizer(retriever: dense.DenseRetriever) -> None:

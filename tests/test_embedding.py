@@ -4,6 +4,7 @@ deterministic fake embeddings, no network, no torch."""
 from __future__ import annotations
 
 import hashlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +133,55 @@ def test_the_documented_api_model_snippet_runs_with_a_stand_in_client(monkeypatc
     assert client.requests and max(client.requests) <= namespace["retriever"].batch_size
     again = evaluate(questions, Contender.engine(), CallableRetriever(bag_of_words))
     assert result.mean() == again.mean()  # the same vectors give the same scores, however they are batched
+
+
+def _counting(calls: list[list[str]]) -> Any:
+    def embed(texts: list[str]) -> Any:
+        calls.append(list(texts))
+        return bag_of_words(texts)
+
+    return embed
+
+
+def test_a_text_met_before_is_not_embedded_again_and_ranks_as_if_it_were() -> None:
+    """The chunks of a new setting are mostly the last setting's: only the new ones are embedded, and the ranking
+    is the one a retriever that keeps nothing gives."""
+    calls: list[list[str]] = []
+    retriever = CallableRetriever(_counting(calls), name="api", batch_size=4)
+    first = [f"chunk {n} about topic {n % 3}" for n in range(6)]
+    retriever.rank(first, ["topic 1"], depth=3)
+    calls.clear()
+    second = [*first[2:], "chunk 6 about topic 1", "chunk 7 about topic 2"]
+    ranked = retriever.rank(second, ["topic 1", "about chunk 7"], depth=5)
+    assert calls == [["chunk 6 about topic 1", "chunk 7 about topic 2"], ["about chunk 7"]]  # "topic 1" was kept
+    keeps_nothing = CallableRetriever(bag_of_words, batch_size=4, cache_bytes=0)
+    assert ranked == keeps_nothing.rank(second, ["topic 1", "about chunk 7"], depth=5)
+
+
+def test_the_kept_embeddings_stay_within_cache_bytes_the_least_recently_used_dropped() -> None:
+    calls: list[list[str]] = []
+    row_bytes = DIM * 4  # float32
+    retriever = CallableRetriever(_counting(calls), batch_size=8, cache_bytes=3 * row_bytes)
+    retriever.embed(["a", "b", "c"])
+    retriever.embed(["a"])  # "a" used again: "b" is now the least recently used
+    retriever.embed(["d"])
+    assert retriever._cached_bytes == 3 * row_bytes
+    calls.clear()
+    retriever.embed(["a", "c", "d"])
+    assert calls == []
+    retriever.embed(["b"])
+    assert calls == [["b"]]
+    with pytest.raises(ChunkerError, match="cache_bytes must be at least 0"):
+        CallableRetriever(bag_of_words, cache_bytes=-1)
+
+
+def test_sessions_ranking_at_once_get_the_rankings_of_one_at_a_time() -> None:
+    """The app shares one retriever between sessions: rankings from threads at once equal those made alone."""
+    texts = [f"text {n} of set {n % 5}" for n in range(200)]
+    sets = [texts[n : n + 120] for n in range(0, 80, 8)]
+    queries = ["set 3", "text 17", "of set 1"]
+    alone = [CallableRetriever(bag_of_words, batch_size=7).rank(s, queries, depth=10) for s in sets]
+    shared = CallableRetriever(bag_of_words, batch_size=7, cache_bytes=60 * DIM * 4)  # small: texts are dropped
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(lambda s: shared.rank(s, queries, depth=10), sets * 3))
+    assert together == alone * 3

@@ -1,9 +1,11 @@
 """Retrieval by embeddings, whatever embeds (docs/evaluation.md §3): cosine similarity, best first.
 
 - :class:`EmbeddingRetriever`: ranks texts for queries by the cosine of their embeddings; a subclass
-  says how a list of strings is embedded (:meth:`EmbeddingRetriever.embed_batch`). The texts' embeddings
-  of the last few text sets are kept, so ranking several query sets over the same chunks embeds them once,
-  and equal texts are embedded once, so they tie exactly (ties go to the lower index).
+  says how a list of strings is embedded (:meth:`EmbeddingRetriever.embed_batch`). Each text's embedding
+  is kept (the last ``cache_bytes`` of them), so a text met again is not embedded again: ranking several
+  query sets over the same chunks, or the chunks of a new setting, most of which the last setting made too
+  (a hard cap move keeps nearly all of them). Equal texts are embedded once, so they tie exactly (ties go
+  to the lower index).
 - :class:`CallableRetriever`: any function that embeds a list of strings, one vector each: an API
   model (OpenAI, Cohere, Voyage, a local server), called in batches of ``batch_size``. Its vectors
   need not be normalized. The sentence-transformers retriever
@@ -14,6 +16,8 @@ Nothing here imports torch or a client library: the callable brings its own.
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -33,13 +37,20 @@ class EmbeddingRetriever:
     texts' indexes, best first, ties to the lower index. Subclasses implement :meth:`embed_batch`."""
 
     name = "embedding"
-    _KEEP = 4  # text sets whose embeddings are kept
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, cache_bytes: int = 64 << 20) -> None:
         if batch_size < 1:
             raise ChunkerError(f"batch_size must be at least 1, not {batch_size}")
+        if cache_bytes < 0:
+            raise ChunkerError(f"cache_bytes must be at least 0, not {cache_bytes}")
         self.batch_size = batch_size
-        self._embedded: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+        # Each text's unit-length embedding by the text's digest (not the text: the chunks' texts would stay in
+        # memory), the least recently used first; at most cache_bytes of vectors (64 MiB: about 43,000 of
+        # MiniLM's 384 floats). The lock keeps the order whole when sessions of the app rank at once.
+        self.cache_bytes = cache_bytes
+        self._vectors: OrderedDict[bytes, Any] = OrderedDict()
+        self._cached_bytes = 0
+        self._lock = threading.Lock()
 
     def embed_batch(self, texts: list[str]) -> Any:
         """The embeddings of ``texts`` (distinct, at most ``batch_size``): one row each."""
@@ -47,15 +58,37 @@ class EmbeddingRetriever:
 
     def embed(self, texts: Sequence[str]) -> Any:
         """Unit-length embeddings of ``texts``, one row each (float32, ``len(texts) x dim``); each distinct
-        text is embedded once."""
+        text is embedded once, and a text whose embedding is kept (module docstring) not at all.
+
+        A kept embedding was made in another batch than a fresh one would be; a model pads a batch to its
+        longest text, so the two may differ in the last bits of a float (MiniLM: about 1e-7), which could
+        only swap two chunks that score within that of each other.
+        """
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        unique = list(dict.fromkeys(texts))
-        rows = self.embed_unique(unique)
-        if len(unique) == len(texts):
-            return rows
-        where = {text: i for i, text in enumerate(unique)}
-        return rows[[where[text] for text in texts]]
+        keys = [_digest(text) for text in texts]
+        with self._lock:
+            kept = {key: self._vectors[key] for key in dict.fromkeys(keys) if key in self._vectors}
+            for key in kept:
+                self._vectors.move_to_end(key)
+        missing = list(dict.fromkeys(text for text, key in zip(texts, keys, strict=True) if key not in kept))
+        if missing:
+            rows = self.embed_unique(missing)
+            made = {key: row for key, row in zip(map(_digest, missing), rows, strict=True)}
+            self._keep(made)
+            kept.update(made)
+        return np.stack([kept[key] for key in keys])
+
+    def _keep(self, made: dict[bytes, Any]) -> None:
+        """Keep new embeddings, each its own array (a row would hold its whole batch), dropping the least
+        recently used past ``cache_bytes``."""
+        with self._lock:
+            for key, row in made.items():
+                if key not in self._vectors:
+                    self._vectors[key] = np.array(row, dtype=np.float32)
+                    self._cached_bytes += self._vectors[key].nbytes
+            while self._cached_bytes > self.cache_bytes and self._vectors:
+                self._cached_bytes -= self._vectors.popitem(last=False)[1].nbytes
 
     def embed_unique(self, texts: list[str]) -> Any:
         """Unit-length embeddings of distinct ``texts``: :meth:`embed_batch` on batches of ``batch_size``,
@@ -79,24 +112,12 @@ class EmbeddingRetriever:
             raise ChunkerError(f"{self.name}: the embeddings hold NaN or infinite values")
         return rows
 
-    def _text_embeddings(self, texts: Sequence[str]) -> Any:
-        key = tuple(texts)
-        rows = self._embedded.get(key)
-        if rows is None:
-            rows = self.embed(key)
-            self._embedded[key] = rows
-            while len(self._embedded) > self._KEEP:
-                self._embedded.popitem(last=False)
-        else:
-            self._embedded.move_to_end(key)
-        return rows
-
     def rank(self, texts: Sequence[str], queries: Sequence[str], depth: int) -> list[list[int]]:
         if not texts or depth <= 0:
             return [[] for _ in queries]
         if not queries:
             return []
-        chunks = self._text_embeddings(texts)
+        chunks = self.embed(texts)
         asked = self.embed(queries)
         if asked.shape[1] != chunks.shape[1]:
             raise ChunkerError(f"{self.name}: queries embed to {asked.shape[1]} dimensions, texts to {chunks.shape[1]}")
@@ -109,15 +130,22 @@ class CallableRetriever(EmbeddingRetriever):
     """Retrieval with your own embedding function: ``embed(list_of_strings)`` returns one vector per string.
 
     ``name`` labels the results (the ``retriever`` of an :class:`~chunk_inspector.evaluate.metrics.Evaluation`);
-    ``batch_size`` is the most strings passed in one call (an API's limit per request).
+    ``batch_size`` is the most strings passed in one call (an API's limit per request); ``cache_bytes`` bounds
+    the embeddings kept, so that a text met again is not sent again (0: none kept).
     """
 
-    def __init__(self, embed: Embed, name: str = "callable", batch_size: int = 64) -> None:
+    def __init__(self, embed: Embed, name: str = "callable", batch_size: int = 64, cache_bytes: int = 64 << 20) -> None:
         if not callable(embed):
             raise ChunkerError(f"embed must be a function of a list of strings, not {type(embed).__name__}")
-        super().__init__(batch_size)
+        super().__init__(batch_size, cache_bytes)
         self._embed = embed
         self.name = name
 
     def embed_batch(self, texts: list[str]) -> Any:
         return self._embed(texts)
+
+
+def _digest(text: str) -> bytes:
+    """What a text's embedding is kept under: 16 bytes of BLAKE2b (a lone surrogate, which a text decoded
+    leniently may hold, hashed as it is)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
