@@ -674,10 +674,14 @@ def _rerun_in_frame() -> None:
 @contextmanager
 def error_boundary(where: str) -> Iterator[None]:
     """Run the block; an unexpected exception in it shows one line (no traceback, no server path) and goes,
-    with its whole trace, to the server's log. ``st.stop()`` and ``st.rerun()`` pass through: they are not
-    ``Exception``s (Streamlit's ``ScriptControlException`` is a ``BaseException``)."""
+    with its whole trace, to the server's log. A :class:`chunker.ChunkerError` a page did not catch (a
+    tokenizer failing on a chunk at one of Tune's settings, say) is not unexpected: its own line is shown, as
+    :func:`readable` words it. ``st.stop()`` and ``st.rerun()`` pass through: they are not ``Exception``s
+    (Streamlit's ``ScriptControlException`` is a ``BaseException``)."""
     try:
         yield
+    except chunker.ChunkerError as exc:
+        st.error(view.md_escape(readable(exc)))
     except Exception as exc:
         ref = secrets.token_hex(4)
         _log.exception("unexpected error in %s (ref %s)", where, ref)

@@ -523,3 +523,27 @@ def test_the_chunks_token_totals_say_why_they_differ_from_the_documents(app: App
         assert not app.exception
         text = help_of(label)
         assert "front matter" in text and "overlap" in text and "header" in text, text
+
+
+def test_an_engine_error_no_page_caught_is_its_own_line_not_something_went_wrong() -> None:
+    """A ChunkerError a page does not catch (a tokenizer failing on a chunk at one of Tune's settings, say) is a
+    message for the user: the boundary shows it, worded by frame.readable, not the line for a bug."""
+
+    def page() -> None:
+        import streamlit as st
+
+        import chunker
+        from chunk_inspector.app import frame
+
+        st.session_state["_hf_names"] = {"hf:sha256:" + "ab" * 32: "e5.json"}
+        with frame.error_boundary("a page"):
+            raise chunker.TokenizerError("the tokenizer 'hf:sha256:" + "ab" * 32 + "' failed on this text: *boom*")
+        with frame.error_boundary("another page"):
+            raise KeyError("a bug")
+
+    at = AppTest.from_function(page, default_timeout=30).run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert plain(errors[0]) == "the uploaded tokenizer.json (e5.json) failed on this text: *boom*"
+    assert r"\*boom\*" in errors[0]  # escaped: shown as text, not read as Markdown
+    assert errors[1].startswith("Something went wrong here (KeyError, logged on the server as ")
