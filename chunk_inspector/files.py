@@ -182,8 +182,9 @@ class AtomicFile:
 
     def __enter__(self) -> TextIO:
         folder = self.path.parent
+        stem = _short(self.path.name)
         for attempt in range(100):
-            tmp = folder / f".{self.path.name}.{os.getpid()}.{attempt}.tmp"
+            tmp = folder / f".{stem}.{os.getpid()}.{attempt}.tmp"
             try:
                 fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
             except FileExistsError:
@@ -201,6 +202,19 @@ class AtomicFile:
                 os.replace(self._tmp, self.path)
         finally:
             self._tmp.unlink(missing_ok=True)  # gone after a rename; else what is left of a failed write
+
+
+# Of the output's name, the temporary file keeps at most this many bytes: the dot, the process id and the
+# suffix must fit beside them within the 255 bytes a name may take, for any name that itself fits.
+_TEMPORARY_STEM_BYTES = 200
+
+
+def _short(name: str) -> str:
+    """``name`` cut to :data:`_TEMPORARY_STEM_BYTES` bytes as the file system stores it (never inside a character)."""
+    data = os.fsencode(name)
+    if len(data) <= _TEMPORARY_STEM_BYTES:
+        return name
+    return os.fsdecode(data[:_TEMPORARY_STEM_BYTES].decode("utf-8", "ignore").encode("utf-8"))
 
 
 def write_text(path: Path, text: str) -> None:

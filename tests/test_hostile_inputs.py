@@ -802,3 +802,19 @@ def test_eval_refuses_counts_below_their_least(
     )
     assert main(["eval", str(tmp_path / "set.jsonl"), "-q", *flags]) == 2
     assert said in one_error_line(capsys.readouterr().err)
+
+
+
+def test_an_output_whose_name_fits_is_written_however_long(tmp_path: Path) -> None:
+    """A document named with 240 characters (its JSON's name, 248 bytes, within the 255 a name may take) was
+    skipped with "File name too long": the temporary file beside it added a dot, the process id and a suffix."""
+    src, out = tmp_path / "docs", tmp_path / "out"
+    src.mkdir()
+    long = "é" * 100 + "a" * 40 + ".md"  # 243 bytes in UTF-8: its JSON, 248
+    (src / long).write_text(DOC, encoding="utf-8")
+    result = cli(src, "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert chunker.ChunkSet.from_json((out / f"{long}.json").read_text(encoding="utf-8")).document["name"] == long
+    single = tmp_path / ("b" * 250 + ".json")
+    assert cli(src / long, "-o", single).returncode == 0 and single.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["docs", "out", single.name])
