@@ -804,6 +804,29 @@ def test_eval_refuses_counts_below_their_least(
     assert said in one_error_line(capsys.readouterr().err)
 
 
+@pytest.mark.parametrize("line", ["<a " * 20_000, "1. " * 20_000 + "x"])
+def test_a_line_whose_words_count_more_together_costs_what_its_text_costs(line: str) -> None:
+    """One line of `<a <a <a ...` (a word of one token alone, two after a space) took 70 s a MB, and the time grew
+    with the hard cap: each piece was recounted once per word taken off its end, from twice the cap down to it.
+    Counted here as characters the tokenizer reads, not as time: a few times the text, whatever the cap."""
+    import dataclasses
+
+    base = chunker.get_tokenizer("cl100k_base")
+    read = [0]
+
+    def counting(text: str) -> int:
+        read[0] += len(text)
+        return base.count(text)
+
+    tokenizer = dataclasses.replace(base, count=counting)
+    for target, cap in [(128, 256), (2048, 4096)]:
+        read[0] = 0
+        doc = chunker.parse(line, name="line.md", tokenizer=tokenizer)
+        chunks = chunker.chunk_with(doc, chunker.ChunkOptions(target, cap, strategy="balanced"))
+        assert "".join(c.markdown for c in chunks).replace(" ", "") == line.replace(" ", "")
+        assert all(c.token_count <= cap for c in chunks)
+        assert read[0] < 40 * len(line), f"hard cap {cap}: read {read[0] / len(line):.0f} times the text"
+
 
 def test_an_output_whose_name_fits_is_written_however_long(tmp_path: Path) -> None:
     """A document named with 240 characters (its JSON's name, 248 bytes, within the 255 a name may take) was

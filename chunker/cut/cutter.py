@@ -60,6 +60,8 @@ _AFTER_WORD = re.compile(r"(?<=[0-9A-Za-z])[^0-9A-Za-z]*\Z")
 
 # A cut falls within this fraction of an even share of what is left (see ``Cutter._cut_after``).
 _BALANCE = 0.3
+# A piece over its cap loses this many atoms one at a time before the rest is bisected (``Cutter._fitted``).
+_NEAR_MISS = 4
 
 # Boundary strength after an atom: higher is a better place to cut.
 PARAGRAPH, SENTENCE, LINE, WORD, TOKEN = 5, 4, 3, 2, 1
@@ -365,10 +367,7 @@ class Cutter:
                 i += 1
                 continue
             j = self._cut_after(atoms, run, i, cap - overhead, limit - overhead)
-            piece = make(atoms[i].start, atoms[j - 1].end, run.tokens(i, j))
-            while piece.tokens > cap and j - i > 1:
-                j -= 1
-                piece = make(atoms[i].start, atoms[j - 1].end, run.tokens(i, j))
+            j, piece = self._fitted(atoms, run, i, j, cap, make)
             if piece.tokens > cap:
                 pieces.extend(self._descend_within(descend, atoms[i], cap, limit, bool(pieces)))
                 i += 1
@@ -380,6 +379,40 @@ class Cutter:
             pieces.append(piece)
             i = j
         return pieces
+
+    @staticmethod
+    def _fitted(atoms: list[Atom], run: Run, i: int, j: int, cap: int, make: Make) -> tuple[int, Piece]:
+        """The piece of atoms ``[i, j')`` for the largest ``j' <= j`` whose piece fits ``cap`` (``j' = i + 1``,
+        over the cap, when none does: the caller descends into that atom).
+
+        The estimate that chose ``j`` can fall far short of the exact count: a word of one token alone may
+        take two after a space (``<a <a <a``), so a piece estimated at the cap counts twice that. Taking one
+        atom off at a time then recounted the piece once per atom, a cost that grew with the cap on every
+        piece (docs/SECURITY.md). A near miss still takes a few atoms off one at a time; a far one is
+        bisected, so a piece is counted a few times plus the log of its atoms.
+        """
+
+        def piece_of(stop: int) -> Piece:
+            return make(atoms[i].start, atoms[stop - 1].end, run.tokens(i, stop))
+
+        piece = piece_of(j)
+        for _ in range(_NEAR_MISS):
+            if piece.tokens <= cap or j - i <= 1:
+                return j, piece
+            j -= 1
+            piece = piece_of(j)
+        if piece.tokens <= cap or j - i <= 1:
+            return j, piece
+        low, high = i + 1, j  # [i, high) is over the cap; the answer is in [low, high), else i + 1
+        fitted: tuple[int, Piece] | None = None
+        while low < high:
+            middle = (low + high) // 2
+            candidate = piece_of(middle)
+            if candidate.tokens <= cap:
+                fitted, low = (middle, candidate), middle + 1
+            else:
+                high = middle
+        return fitted if fitted is not None else (i + 1, piece_of(i + 1))
 
     def _carried(
         self,
