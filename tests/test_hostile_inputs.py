@@ -841,3 +841,20 @@ def test_an_output_whose_name_fits_is_written_however_long(tmp_path: Path) -> No
     single = tmp_path / ("b" * 250 + ".json")
     assert cli(src / long, "-o", single).returncode == 0 and single.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["docs", "out", single.name])
+
+
+@pytest.mark.parametrize("run", [".", "!", "…", '?"'])
+def test_a_line_of_sentence_ends_is_cut_in_linear_time(run: str) -> None:
+    """A line of 100,000 dots (a leader, ASCII art) took 220 s to chunk, and a megabyte of them hours: the
+    sentence-end pattern tried each dot of the run as a start, read to the run's end, and found no space there."""
+    from chunker.cut.text import sentence_starts
+
+    line = run * (60_000 // len(run))
+    started = time.process_time()
+    assert sentence_starts(line + "x", 0, len(line) + 1) == [0]
+    assert sentence_starts(line + " x", 0, len(line) + 2) == [0, len(line) + 1]
+    assert time.process_time() - started < 2
+    doc = chunker.parse(f"# Dots\n\n{line}\n", name="dots.md")
+    chunks = chunker.chunk_with(doc, chunker.ChunkOptions(128, 256))
+    assert "".join(c.markdown.removeprefix("# Dots\n\n") for c in chunks) == line
+    assert time.process_time() - started < 10
