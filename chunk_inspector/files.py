@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
+from contextlib import ExitStack
 from pathlib import Path
 from types import TracebackType
 from typing import TextIO
@@ -40,6 +42,7 @@ __all__ = [
     "under_root",
     "utf8_name",
     "write_text",
+    "write_texts",
 ]
 
 MB = 1024 * 1024
@@ -221,3 +224,17 @@ def write_text(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically (:class:`AtomicFile`)."""
     with AtomicFile(path) as out:
         out.write(text)
+
+
+def write_texts(files: Mapping[Path, str]) -> None:
+    """Write several files that belong together (``--layers``' three) so that they are replaced together: a
+    target that is a folder is refused before anything is written, and every text is written whole to its
+    temporary file before any is renamed into place. A failed or interrupted write leaves all the previous
+    files (or none), never this run's beside another's."""
+    for path in files:
+        if path.is_dir():
+            raise IsADirectoryError(21, "Is a directory: nothing was written", str(path))
+    with ExitStack() as stack:
+        streams = [(stack.enter_context(AtomicFile(path)), text) for path, text in files.items()]
+        for stream, text in streams:
+            stream.write(text)

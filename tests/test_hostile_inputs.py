@@ -858,3 +858,27 @@ def test_a_line_of_sentence_ends_is_cut_in_linear_time(run: str) -> None:
     chunks = chunker.chunk_with(doc, chunker.ChunkOptions(128, 256))
     assert "".join(c.markdown.removeprefix("# Dots\n\n") for c in chunks) == line
     assert time.process_time() - started < 10
+
+
+def test_layers_that_cannot_all_be_written_leave_the_previous_three(tmp_path: Path) -> None:
+    """`--layers -o FOLDER` wrote documents.jsonl, then failed on sections.jsonl (a folder there): the folder then
+    held this run's documents beside another run's chunks, whose parent ids name sections that are not there."""
+    (tmp_path / "doc.md").write_text(DOC, encoding="utf-8")
+    folder = tmp_path / "layers"
+    folder.mkdir()
+    (folder / "documents.jsonl").write_text("old documents\n", encoding="utf-8")
+    (folder / "chunks.jsonl").write_text("old chunks\n", encoding="utf-8")
+    (folder / "sections.jsonl").mkdir()
+    result = cli(tmp_path / "doc.md", "--layers", "-o", folder)
+    assert result.returncode == 2
+    assert "sections.jsonl" in one_error_line(result.stderr)
+    assert (folder / "documents.jsonl").read_text(encoding="utf-8") == "old documents\n"
+    assert (folder / "chunks.jsonl").read_text(encoding="utf-8") == "old chunks\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["chunks.jsonl", "documents.jsonl", "sections.jsonl"]
+    (folder / "sections.jsonl").rmdir()
+    assert cli(tmp_path / "doc.md", "--layers", "-o", folder).returncode == 0
+    assert all(
+        json.loads(line)
+        for name in ("documents", "sections", "chunks")
+        for line in (folder / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    )

@@ -50,6 +50,7 @@ from chunk_inspector.files import (
     read_bytes,
     same_file,
     utf8_name,
+    write_texts,
 )
 from chunk_inspector.files import write_text as _atomic_write
 from chunk_inspector.peers.chunkers import available_peers
@@ -461,8 +462,12 @@ def _write_layers(folder: Path, layers: dict[str, str]) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CliError(f"cannot create the folder {display(folder)}: {exc.strerror or exc}") from None
-    for key, filename in LAYER_FILES.items():
-        _write(folder / filename, layers[key])
+    try:
+        write_texts({folder / filename: layers[key] for key, filename in LAYER_FILES.items()})
+    except OSError as exc:
+        named = exc.filename2 or exc.filename  # os.replace names the temporary file, then the target
+        where = display(named) if isinstance(named, str) else display(folder)
+        raise CliError(f"cannot write {where}: {exc.strerror or exc}") from None
 
 
 def _corpus(ns: argparse.Namespace) -> int:
