@@ -138,6 +138,9 @@ _WINDOWS_DEVICES = frozenset(
     ["CON", "PRN", "AUX", "NUL", *(f"COM{n}" for n in range(10)), *(f"LPT{n}" for n in range(10))]
 )
 NAME_CHARS = 120  # longest name kept of a document, before its suffix
+# ...and at most this many bytes of UTF-8 (120 emoji are 480): a name, its "-99" and a suffix such as ".json"
+# fit the 255 bytes a file name may take where the archive is unpacked.
+NAME_BYTES = 200
 
 
 def archive_names(names: Sequence[str], suffix: str = "", reserved: Iterable[str] = ()) -> list[str]:
@@ -150,7 +153,8 @@ def archive_names(names: Sequence[str], suffix: str = "", reserved: Iterable[str
     out: list[str] = []
     for name in names:
         base = unicodedata.normalize("NFC", re.split(r"[/\\]", str(name))[-1])
-        base = _UNSAFE_IN_NAME.sub("_", base).strip(" .")[:NAME_CHARS].strip(" .") or "document"
+        base = _UNSAFE_IN_NAME.sub("_", base).strip(" .")[:NAME_CHARS]
+        base = base.encode("utf-8", "surrogatepass")[:NAME_BYTES].decode("utf-8", "ignore").strip(" .") or "document"
         stem, ext = os.path.splitext(base)
         if stem.split(".")[0].upper() in _WINDOWS_DEVICES:
             stem = f"_{stem}"

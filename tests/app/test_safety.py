@@ -391,3 +391,14 @@ def test_an_upload_named_like_an_option_stays_the_file_in_the_export_command_lin
     command = next(c.value for c in app.code if c.value.startswith("chunker "))
     words = shlex.split(command)
     assert words[1] == f"./{name}" and not any(word.startswith("--ray") for word in words)
+
+
+def test_zip_members_named_in_any_script_can_be_unpacked(tmp_path: Path) -> None:
+    """An upload named with 200 emoji was kept to 120 characters, 480 bytes: past the 255 bytes a file name may
+    take, so unzipping the Corpus page's download lost that document ("File name too long")."""
+    names = ["😀" * 200 + ".md", "中" * 300 + ".md", "é" * 250 + ".md", "😀" * 200 + ".md"]
+    members = view.archive_names(names, ".json", reserved=["chunks.jsonl"])
+    assert len(set(members)) == len(members)
+    for member in members:
+        assert len(member.encode("utf-8")) <= 255, member
+        (tmp_path / member).write_text("{}", encoding="utf-8")  # the file system takes it as it is
