@@ -10,6 +10,7 @@ import importlib.util
 import os
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -151,3 +152,46 @@ def test_unknown_model_is_an_error_not_a_download() -> None:
     with pytest.raises(dense.DenseUnavailable, match="never downloaded"):
         dense.DenseRetriever("sentence-transformers/some-other-model")
     assert issubclass(dense.DenseUnavailable, ChunkerError)
+
+
+def test_batch_by_batch_encoding_is_one_encode_call_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    """embed_unique encodes batch by batch (to report each batch) in the very batches one encode call over all
+    the texts makes: on real chunks (a sample at 64/128, lengths tied), the same batches go through the model,
+    the embeddings are allclose and the bundled questions' rankings are equal; the progress counts every batch."""
+    import numpy as np
+
+    from chunk_inspector.app import evaluate_view
+    from chunk_inspector.evaluate.metrics import Contender, index_chunks
+    from chunk_inspector.evaluate.ranking import top_indexes
+    from chunker import ChunkOptions
+
+    questions = evaluate_view.load_bundled(Path(__file__).resolve().parents[1] / "sample_docs")
+    name = "poetry_cli.md"
+    chunks = index_chunks(Contender.engine(ChunkOptions(64, 128)), {name: questions.documents[name]})
+    texts = list(dict.fromkeys(c.text for c in chunks))[:120]
+    assert len({len(t) for t in texts}) < len(texts)  # ties in length: the sort's order among them counts
+    model = dense.load_model()
+    batches: list[frozenset[str]] = []
+    preprocess = model.preprocess
+
+    def spy(inputs: list[str], *args: Any, **kwargs: Any) -> Any:
+        batches.append(frozenset(inputs))
+        return preprocess(inputs, *args, **kwargs)
+
+    monkeypatch.setattr(model, "preprocess", spy)
+    whole = model.encode(
+        texts, batch_size=16, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
+    one_call, batches = batches, []
+    heard: list[tuple[float, str]] = []
+    grouped = dense.DenseRetriever(batch_size=16).embed_unique(texts, lambda share, line: heard.append((share, line)))
+    assert batches == one_call and len(batches) == 8
+    assert grouped.shape == whole.shape and np.allclose(grouped, whole, atol=1e-6)
+    asked = model.encode(
+        [q.question for q in questions.questions if q.document == name],
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+    )
+    assert [top_indexes(row, 10) for row in asked @ grouped.T] == [top_indexes(row, 10) for row in asked @ whole.T]
+    assert [line for _, line in heard] == [f"{n} of 120" for n in range(0, 120, 16)] + ["120 of 120"]
+    assert [share for share, _ in heard] == sorted(share for share, _ in heard) and heard[-1][0] == 1.0

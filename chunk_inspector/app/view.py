@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 import chunker
+from chunk_inspector.evaluate.progress import ProgressFn
 from chunker.chunkset import BREADCRUMB_SEPARATOR
 from chunker.optimal import CostTerms
 from chunker.tokens import HF_MEMORY_PREFIX
@@ -734,7 +735,7 @@ def sweep(
     caps: Iterable[int],
     options: chunker.ChunkOptions,
     tiny_below: int = chunker.SMALL_TOKENS,
-    progress: Callable[[float, str], None] | None = None,
+    progress: ProgressFn | None = None,
 ) -> pd.DataFrame:
     """Chunk ``doc`` at every ``target <= hard_cap`` of the grid, with ``options`` otherwise; one row of
     statistics per point. A point where the other options do not fit its cap (an overlap of half the cap or

@@ -23,13 +23,16 @@ import importlib
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 import chunker
-from chunk_inspector.evaluate.embedding import EmbeddingRetriever
+from chunk_inspector.evaluate.embedding import EmbeddingRetriever, report_embedded
+from chunk_inspector.evaluate.progress import ProgressFn
 from chunk_inspector.files import FileRefused, display, read_bytes
 from chunker.errors import ChunkerError
 
@@ -42,6 +45,7 @@ __all__ = [
     "DenseRetriever",
     "DenseUnavailable",
     "Window",
+    "encode_batches",
     "load_model",
     "max_sequence",
     "model_dir",
@@ -197,6 +201,41 @@ def _load(path: str) -> Any:
             hf_logging.enable_progress_bar()
 
 
+def encode_batches(model: Any, texts: list[str], batch_size: int, progress: ProgressFn | None = None) -> Any:
+    """``model.encode(texts, batch_size=batch_size, normalize_embeddings=True)`` as float32 rows, one ``encode``
+    call per batch: the same batches as one call over all ``texts``, so the same embeddings, with ``progress``
+    told of each batch (:func:`~chunk_inspector.evaluate.embedding.report_embedded`).
+
+    One ``encode`` call sorts its texts longest first (``np.argsort`` of minus ``_input_length``: a string's
+    length) and cuts that order into batches (interleaving longest and shortest first where the model takes
+    flattened inputs, ``_can_flatten_inputs``): a batch is padded to its longest text, so which texts share a
+    batch is what could change an embedding. This cuts the same order into the same batches, then encodes
+    each batch alone (``encode`` sorting within a batch does not change who is in it) and puts the rows back
+    in the texts' order.
+    """
+    length: Callable[[str], int] = getattr(model, "_input_length", None) or model._text_length  # (its older name)
+    order = np.argsort([-length(text) for text in texts])  # sentence-transformers' own sort, ties included
+    flatten = getattr(model, "_can_flatten_inputs", None)
+    if callable(flatten) and flatten():
+        order = model._interleave_sorted_indices(order)
+    rows: Any = None
+    for start in range(0, len(texts), batch_size):
+        report_embedded(progress, start, len(texts))
+        batch = order[start : start + batch_size]
+        embedded = model.encode(
+            [texts[i] for i in batch],
+            batch_size=batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        if rows is None:
+            rows = np.empty((len(texts), embedded.shape[1]), dtype=embedded.dtype)
+        rows[batch] = embedded
+    report_embedded(progress, len(texts), len(texts))
+    return rows if rows is not None else np.zeros((0, 0), dtype=np.float32)
+
+
 def max_sequence(name: str = DEFAULT_MODEL) -> int | None:
     """The model's ``max_seq_length``: word pieces it embeds, ``[CLS]`` and ``[SEP]`` included (256 for MiniLM);
     None for a model that sets none."""
@@ -233,15 +272,10 @@ class DenseRetriever(EmbeddingRetriever):
         self.label = model if model in MODEL_PACKAGES else _short_path(model, folder)
         self.name = "dense" if model in MODEL_PACKAGES else f"dense ({self.label})"
 
-    def embed_unique(self, texts: list[str]) -> Any:
-        """All ``texts`` in one ``encode`` call (it sorts them by length across batches), normalized."""
-        return load_model(self.model).encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+    def embed_unique(self, texts: list[str], progress: ProgressFn | None = None) -> Any:
+        """The normalized embeddings of ``texts``, in the very batches one ``encode`` call over all of them
+        makes (:func:`encode_batches`), one batch per call so that ``progress`` hears of each."""
+        return encode_batches(load_model(self.model), texts, self.batch_size, progress)
 
     def window(self) -> int | None:
         """The model's window: word pieces it embeds, its special tokens included (None: it sets none)."""

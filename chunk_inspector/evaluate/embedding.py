@@ -5,7 +5,8 @@
   is kept (the last ``cache_bytes`` of them), so a text met again is not embedded again: ranking several
   query sets over the same chunks, or the chunks of a new setting, most of which the last setting made too
   (a hard cap move keeps nearly all of them). Equal texts are embedded once, so they tie exactly (ties go
-  to the lower index).
+  to the lower index). ``rank`` takes a ``progress`` (:data:`~chunk_inspector.evaluate.progress.ProgressFn`):
+  the texts not kept, then the queries, reported batch by batch ("embedding chunks: 1,216 of 3,400").
 - :class:`CallableRetriever`: any function that embeds a list of strings, one vector each: an API
   model (OpenAI, Cohere, Voyage, a local server), called in batches of ``batch_size``. Its vectors
   need not be normalized. The sentence-transformers retriever
@@ -24,10 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from chunk_inspector.evaluate.progress import ProgressFn, accepts_progress, scaled
 from chunk_inspector.evaluate.ranking import top_indexes
 from chunker.errors import ChunkerError
 
-__all__ = ["CallableRetriever", "Embed", "EmbeddingRetriever"]
+__all__ = ["CallableRetriever", "Embed", "EmbeddingRetriever", "report_embedded"]
 
 Embed = Callable[[list[str]], Any]  # a list of strings -> one vector each (a list of lists, or a 2-D array)
 
@@ -56,9 +58,10 @@ class EmbeddingRetriever:
         """The embeddings of ``texts`` (distinct, at most ``batch_size``): one row each."""
         raise NotImplementedError
 
-    def embed(self, texts: Sequence[str]) -> Any:
+    def embed(self, texts: Sequence[str], progress: ProgressFn | None = None) -> Any:
         """Unit-length embeddings of ``texts``, one row each (float32, ``len(texts) x dim``); each distinct
-        text is embedded once, and a text whose embedding is kept (module docstring) not at all.
+        text is embedded once, and a text whose embedding is kept (module docstring) not at all. ``progress``
+        hears of every batch of the texts embedded (see :meth:`embed_unique`).
 
         A kept embedding was made in another batch than a fresh one would be; a model pads a batch to its
         longest text, so the two may differ in the last bits of a float (MiniLM: about 1e-7), which could
@@ -73,7 +76,10 @@ class EmbeddingRetriever:
                 self._vectors.move_to_end(key)
         missing = list(dict.fromkeys(text for text, key in zip(texts, keys, strict=True) if key not in kept))
         if missing:
-            rows = self.embed_unique(missing)
+            if progress is not None and accepts_progress(self.embed_unique):
+                rows = self.embed_unique(missing, progress=progress)
+            else:  # (a subclass's embed_unique of its own may not take it)
+                rows = self.embed_unique(missing)
             made = {key: row for key, row in zip(map(_digest, missing), rows, strict=True)}
             self._keep(made)
             kept.update(made)
@@ -90,10 +96,17 @@ class EmbeddingRetriever:
             while self._cached_bytes > self.cache_bytes and self._vectors:
                 self._cached_bytes -= self._vectors.popitem(last=False)[1].nbytes
 
-    def embed_unique(self, texts: list[str]) -> Any:
+    def embed_unique(self, texts: list[str], progress: ProgressFn | None = None) -> Any:
         """Unit-length embeddings of distinct ``texts``: :meth:`embed_batch` on batches of ``batch_size``,
-        each checked, the rows normalized (a zero vector stays zero: similar to nothing)."""
-        batches = [self._rows(texts[i : i + self.batch_size]) for i in range(0, len(texts), self.batch_size)]
+        each checked, the rows normalized (a zero vector stays zero: similar to nothing).
+
+        ``progress`` is called before the first batch and after each one with the share of ``texts``
+        embedded and its count, ``"1,216 of 3,400"``."""
+        batches = []
+        for start in range(0, len(texts), self.batch_size):
+            report_embedded(progress, start, len(texts))
+            batches.append(self._rows(texts[start : start + self.batch_size]))
+        report_embedded(progress, len(texts), len(texts))
         rows = np.concatenate(batches) if len(batches) > 1 else batches[0]
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
         return rows / np.where(norms == 0, 1.0, norms)
@@ -112,13 +125,19 @@ class EmbeddingRetriever:
             raise ChunkerError(f"{self.name}: the embeddings hold NaN or infinite values")
         return rows
 
-    def rank(self, texts: Sequence[str], queries: Sequence[str], depth: int) -> list[list[int]]:
+    def rank(
+        self, texts: Sequence[str], queries: Sequence[str], depth: int, progress: ProgressFn | None = None
+    ) -> list[list[int]]:
+        """Each query's ``depth`` best texts. ``progress`` hears of the texts' batches, then the queries'
+        (their shares by count of distinct texts; kept texts are not embedded again, nor reported)."""
         if not texts or depth <= 0:
             return [[] for _ in queries]
         if not queries:
             return []
-        chunks = self.embed(texts)
-        asked = self.embed(queries)
+        distinct = len(set(texts))
+        part = distinct / (distinct + len(set(queries)))
+        chunks = self.embed(texts, scaled(progress, 0.0, part, "embedding chunks: "))
+        asked = self.embed(queries, scaled(progress, part, 1.0, "embedding questions: "))
         if asked.shape[1] != chunks.shape[1]:
             raise ChunkerError(f"{self.name}: queries embed to {asked.shape[1]} dimensions, texts to {chunks.shape[1]}")
         scores = asked @ chunks.T  # cosine: rows are unit length
@@ -143,6 +162,12 @@ class CallableRetriever(EmbeddingRetriever):
 
     def embed_batch(self, texts: list[str]) -> Any:
         return self._embed(texts)
+
+
+def report_embedded(progress: ProgressFn | None, done: int, total: int) -> None:
+    """``progress`` (when there is one) told that ``done`` texts of ``total`` are embedded."""
+    if progress is not None:
+        progress(done / total if total else 1.0, f"{done:,} of {total:,}")
 
 
 def _digest(text: str) -> bytes:

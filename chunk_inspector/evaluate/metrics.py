@@ -25,16 +25,18 @@ at most ``budget``, and at least one.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import chunker
+from chunk_inspector.evaluate.progress import ProgressFn, scaled
 from chunk_inspector.evaluate.questions import Question, QuestionSet
-from chunk_inspector.evaluate.ranking import Retriever
+from chunk_inspector.evaluate.ranking import Retriever, rank_with
 
 __all__ = [
     "BUDGET",
+    "CHUNKING_SHARE",
     "DEFAULT_INDEX",
     "METRICS",
     "Contender",
@@ -57,6 +59,9 @@ Index = Literal["markdown", "context"]
 # markdown, the text the engine gives an embedder (docs/evaluation.md §3, "What is indexed": it retrieves
 # better than the bare markdown with BM25 and with MiniLM).
 DEFAULT_INDEX: Index = "context"
+# The share of an evaluation's progress its chunking takes; the ranking takes the rest. Embedding the chunks
+# is most of a dense evaluation's time (docs/evaluation.md §2, "Progress"), so the share by time is near this.
+CHUNKING_SHARE = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,14 +221,18 @@ def index_chunks(
     contender: Contender,
     documents: Mapping[str, str],
     parsed: Mapping[str, chunker.Document] | None = None,
+    progress: ProgressFn | None = None,
 ) -> list[IndexedChunk]:
     """Chunk every document with ``contender``: the chunks of all documents, in document then chunk order.
 
-    ``parsed`` may hold already parsed documents by name (the engine then only re-packs them).
+    ``parsed`` may hold already parsed documents by name (the engine then only re-packs them); ``progress``
+    hears of each document as it starts ("chunking guide.md (2 of 6)") and of the end.
     """
     count = chunker.get_tokenizer("cl100k_base").count
     out: list[IndexedChunk] = []
-    for name, text in documents.items():
+    for n, (name, text) in enumerate(documents.items()):
+        if progress is not None:
+            progress(n / len(documents), f"chunking {name} ({n + 1} of {len(documents)})")
         if contender.peer is None:
             if parsed is not None and name in parsed:
                 doc = parsed[name]
@@ -241,6 +250,8 @@ def index_chunks(
             limits = contender.options
             for p in run_peer(contender.peer, text, hard_cap=limits.hard_cap, target=limits.target):
                 out.append(IndexedChunk(name, p.char_span, p.embedded, count(p.embedded)))
+    if progress is not None:
+        progress(1.0, f"chunked: {len(out):,} chunks")
     return out
 
 
@@ -253,19 +264,26 @@ def evaluate(
     budget: int = BUDGET,
     parsed: Mapping[str, chunker.Document] | None = None,
     chunks: Sequence[IndexedChunk] | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: ProgressFn | None = None,
 ) -> Evaluation:
     """Evaluate ``contender`` on ``questions`` with ``retriever``: every document indexed together.
 
-    ``chunks`` skips step 1 when the caller already has them (from :func:`index_chunks`).
+    ``chunks`` skips step 1 when the caller already has them (from :func:`index_chunks`). ``progress``
+    (:data:`~chunk_inspector.evaluate.progress.ProgressFn`) hears of the chunking, document by document, in
+    the first :data:`CHUNKING_SHARE` of the share (skipped with ``chunks``), then of the ranking: batch by
+    batch where the retriever reports its own (an embedding one), else once it starts and once it ends.
     """
-    if progress is not None:
-        progress(f"chunking with {contender.label}")
     if chunks is None:
-        chunks = index_chunks(contender, questions.documents, parsed)
+        chunks = index_chunks(contender, questions.documents, parsed, scaled(progress, 0.0, CHUNKING_SHARE))
     if progress is not None:
-        progress(f"ranking {len(chunks)} chunks with {retriever.name}")
-    rankings = retriever.rank([c.text for c in chunks], [q.question for q in questions.questions], len(chunks))
+        progress(CHUNKING_SHARE, f"ranking {len(chunks):,} chunks with {retriever.name}")
+    rankings = rank_with(
+        retriever,
+        [c.text for c in chunks],
+        [q.question for q in questions.questions],
+        len(chunks),
+        scaled(progress, CHUNKING_SHARE, 1.0),
+    )
     results = tuple(
         _question_result(q, ranking, chunks, k, budget)
         for q, ranking in zip(questions.questions, rankings, strict=True)
