@@ -16,6 +16,7 @@ from chunk_inspector.app import cache, evaluate_view, frame, question_writer, vi
 from chunk_inspector.app.evaluate_view import INDEXES, EngineRun
 from chunk_inspector.app.view import md_escape
 from chunk_inspector.evaluate.metrics import BUDGET, Contender, Evaluation, K, evaluate
+from chunk_inspector.evaluate.progress import ProgressFn
 from chunk_inspector.evaluate.questions import QuestionSet, QuestionSetError
 from chunk_inspector.evaluate.retrievers import Retriever, get_retriever
 from chunk_inspector.peers import chunkers as peers
@@ -89,12 +90,22 @@ def _engine_run(
 ) -> EngineRun:
     """One evaluation per (set, settings, retriever, index), in the app's memory-bounded cache. Its documents
     and chunk sets come from that cache too: counted there, not again here, and the evaluation, which holds
-    them, depends on them (evicted with any of them)."""
+    them, depends on them (evicted with any of them). A progress bar shows while it is computed (not for a
+    cached one), gone once it is."""
 
     def run() -> EngineRun:
-        return evaluate_view.run_engine(
-            _questions, settings, _retriever(retriever, model), INDEXES[index], _parse(settings.tokenizer_name), _repack
-        )
+        with evaluate_view.ProgressBar(st.empty()) as bar:
+            bar(0.0, "Loading the retriever…")
+            ranker = _retriever(retriever, model)
+            return evaluate_view.run_engine(
+                _questions,
+                settings,
+                ranker,
+                INDEXES[index],
+                _parse(settings.tokenizer_name),
+                _repack,
+                progress=bar,
+            )
 
     def size(run: EngineRun) -> int:
         return cache.deep_size(run, exclude=[*run.docs.values(), *run.chunk_sets.values(), _questions])
@@ -108,14 +119,27 @@ def _engine_run(
 
 
 def _peer_run(
-    key: str, peer: str, hard_cap: int, target: int, retriever: str, model: str | None, _questions: QuestionSet
+    key: str,
+    peer: str,
+    hard_cap: int,
+    target: int,
+    retriever: str,
+    model: str | None,
+    _questions: QuestionSet,
+    _progress: ProgressFn | None = None,
 ) -> Evaluation:
-    """A peer's evaluation, in the app's memory-bounded cache (its chunks' texts count)."""
+    """A peer's evaluation, in the app's memory-bounded cache (its chunks' texts count); ``_progress`` hears of
+    it while it is computed."""
     return (
         cache.shared()
         .get(
             ("peer-eval", key, peer, hard_cap, target, retriever, model),
-            lambda: evaluate(_questions, Contender.of_peer(peer, hard_cap, target), _retriever(retriever, model)),
+            lambda: evaluate(
+                _questions,
+                Contender.of_peer(peer, hard_cap, target),
+                _retriever(retriever, model),
+                progress=_progress,
+            ),
             lambda ev: cache.deep_size(ev, exclude=[_questions]),
             pin=cache.run_holder(),
         )
@@ -301,8 +325,7 @@ st.caption(
 )
 
 try:
-    with st.spinner("Chunking, indexing and ranking…"):
-        run = _engine_run(key, settings, retriever, model, index_label, questions)
+    run = _engine_run(key, settings, retriever, model, index_label, questions)
 except chunker.ChunkerError as exc:  # a dense model that cannot be loaded, options that do not fit
     st.error(md_escape(frame.readable(exc)))
     st.stop()
@@ -443,12 +466,15 @@ with chunk_col:
 
 if with_peers:
     evaluations, notes = [ev], []
-    bar = peer_slot.progress(0.0)
+    bar = evaluate_view.ProgressBar(peer_slot)
     for done, name in enumerate(installed):
         share, line = evaluate_view.peer_progress(done, installed, settings.hard_cap)
-        bar.progress(share, text=md_escape(line))
+        bar(share, line)
+        part = evaluate_view.peer_part(bar, done, len(installed), line)
         try:
-            evaluations.append(_peer_run(key, name, settings.hard_cap, settings.target, retriever, model, questions))
+            evaluations.append(
+                _peer_run(key, name, settings.hard_cap, settings.target, retriever, model, questions, part)
+            )
         except chunker.ChunkerError as exc:
             notes.append(f"⚠ {md_escape(name)}: {md_escape(exc)}")
     metrics_slot.dataframe(evaluate_view.metrics_table(evaluations), hide_index=True, column_config=scores)

@@ -9,6 +9,7 @@ import pytest
 
 import chunker
 from chunk_inspector.app import evaluate_view
+from chunk_inspector.app.view import md_escape
 from chunk_inspector.evaluate.metrics import Contender, Index, evaluate
 from chunk_inspector.evaluate.questions import QuestionSet, QuestionSetError, read_question_set
 from chunk_inspector.evaluate.retrievers import get_retriever
@@ -223,3 +224,91 @@ def test_the_peers_progress_names_which_peer_of_how_many_runs() -> None:
         0.5,
         "Peer 2 of 2: evaluating llamaindex at hard cap 1,024…",
     )
+
+
+class FakeSlot:
+    """Stands in for st.empty(): keeps every bar drawn, and whether it was emptied."""
+
+    def __init__(self) -> None:
+        self.drawn: list[tuple[float, str]] = []
+        self.emptied = False
+
+    def progress(self, value: float, text: str = "") -> None:
+        self.drawn.append((value, text))
+        self.emptied = False
+
+    def empty(self) -> None:
+        self.emptied = True
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_progress_bar_draws_each_step_with_the_time_left_once_a_few_have_gone() -> None:
+    slot, clock = FakeSlot(), Clock()
+    with evaluate_view.ProgressBar(slot, clock) as bar:
+        assert slot.drawn == []  # nothing drawn before the first step: a cached run shows no bar
+        bar(0.0, "chunking *notes*.md (1 of 2)")
+        for n in range(1, 5):
+            clock.now += 2.0
+            bar(0.1 * n, f"embedding chunks: {64 * n} of 640")
+        bar(0.3, "a share that went back")  # drawn at the share reached
+        emptied_while_running = slot.emptied
+    assert (emptied_while_running, slot.emptied) == (False, True)
+    assert slot.drawn[0] == (0.0, md_escape("chunking *notes*.md (1 of 2)"))  # escaped: the page's Markdown
+    assert [text for _, text in slot.drawn[1:3]] == [
+        md_escape("embedding chunks: 64 of 640"),
+        md_escape("embedding chunks: 128 of 640"),
+    ]
+    # the time left once three steps have gone after the first: 0.3 done in 6 s, then 0.4 in 8 s
+    assert [round(share, 6) for share, _ in slot.drawn] == [0.0, 0.1, 0.2, 0.3, 0.4, 0.4]
+    assert slot.drawn[3][1] == md_escape("embedding chunks: 192 of 640") + " · about 15 s left"
+    assert slot.drawn[4][1] == md_escape("embedding chunks: 256 of 640") + " · about 10 s left"
+
+
+def test_the_progress_bar_is_emptied_when_the_run_fails() -> None:
+    slot = FakeSlot()
+    with pytest.raises(chunker.ChunkerError), evaluate_view.ProgressBar(slot) as bar:
+        bar(0.0, "chunking")
+        raise chunker.ChunkerError("a model that cannot load")
+    assert slot.emptied
+
+
+def test_run_engine_reports_each_document_then_every_batch_to_the_end() -> None:
+    from chunk_inspector.evaluate.embedding import CallableRetriever
+    from chunk_inspector.evaluate.metrics import CHUNKING_SHARE
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        return [[float(len(t)), float(t.count("e")), 1.0] for t in texts]
+
+    heard: list[tuple[float, str]] = []
+    settings = chunker.ChunkOptions(target=16, hard_cap=32, min_tokens=0)
+    run = evaluate_view.run_engine(
+        make_set(),
+        settings,
+        CallableRetriever(embed, batch_size=2),
+        "context",
+        parse,
+        repack,
+        progress=lambda share, line: heard.append((share, line)),
+    )
+    shares, lines = [s for s, _ in heard], [line for _, line in heard]
+    assert shares == sorted(shares) and shares[-1] == 1.0
+    assert lines[:2] == ["chunking harbour.md (1 of 2)", "chunking light.md (2 of 2)"]
+    assert heard[2] == (CHUNKING_SHARE, f"ranking {len(run.evaluation.chunks)} chunks with callable")
+    n = len({c.text for c in run.evaluation.chunks})
+    assert [line for line in lines if line.startswith("embedding chunks")][-1] == f"embedding chunks: {n} of {n}"
+
+
+def test_a_peer_s_progress_is_its_part_of_the_bar_after_its_line() -> None:
+    heard: list[tuple[float, str]] = []
+    _, line = evaluate_view.peer_progress(1, ["langchain", "llamaindex"], 768)
+    part = evaluate_view.peer_part(lambda s, text: heard.append((s, text)), 1, 2, line)
+    assert part is not None
+    part(0.5, "embedding chunks: 64 of 128")
+    assert heard == [(0.75, "Peer 2 of 2: evaluating llamaindex at hard cap 768… embedding chunks: 64 of 128")]

@@ -11,6 +11,8 @@ parsed documents and chunk sets, so a slider move re-uses the app's caches:
 - :func:`model_path`: the dense model the page's model field names;
 - :func:`run_engine`: every document of the set parsed and chunked through the given
   callables (the app's caches), indexed together, evaluated: an :class:`EngineRun`;
+- :class:`ProgressBar`: a run's progress (``progress(share, line)``) drawn on a Streamlit bar, with the
+  time left (:func:`~chunk_inspector.evaluate.progress.time_left`), emptied at the end;
 - :func:`metrics_table`, :func:`kind_table`, :func:`question_table`: the page's tables;
 - :func:`miss_detail`: one question's answer, the chunk it fell into, what was retrieved
   instead, and the source with the reference excerpts highlighted (escaped, through
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -30,9 +33,10 @@ from typing import Any
 import pandas as pd
 
 import chunker
-from chunk_inspector.app.view import Outline, plural, section_path, source_html
+from chunk_inspector.app.view import Outline, md_escape, plural, section_path, source_html
 from chunk_inspector.evaluate.metrics import (
     BUDGET,
+    CHUNKING_SHARE,
     Contender,
     Evaluation,
     Index,
@@ -41,6 +45,7 @@ from chunk_inspector.evaluate.metrics import (
     QuestionResult,
     evaluate,
 )
+from chunk_inspector.evaluate.progress import ProgressFn, scaled, time_left
 from chunk_inspector.evaluate.questions import (
     QuestionSet,
     QuestionSetError,
@@ -58,6 +63,7 @@ __all__ = [
     "EngineRun",
     "MissDetail",
     "Parse",
+    "ProgressBar",
     "Repack",
     "documents_key",
     "engine_chunks",
@@ -67,6 +73,7 @@ __all__ = [
     "miss_detail",
     "model_path",
     "ordered_results",
+    "peer_part",
     "peer_progress",
     "question_table",
     "read_upload",
@@ -163,6 +170,53 @@ def peer_progress(done: int, names: Sequence[str], hard_cap: int) -> tuple[float
     return done / len(names), f"Peer {done + 1} of {len(names)}: evaluating {names[done]} at hard cap {hard_cap:,}…"
 
 
+def peer_part(progress: ProgressFn | None, done: int, peers: int, line: str) -> ProgressFn | None:
+    """The progress of peer ``done`` of ``peers`` within all the peers' run: an equal part of the bar each, its
+    lines after the peer's :func:`peer_progress` ``line`` ("Peer 1 of 2: evaluating langchain at hard cap
+    768… embedding chunks: 640 of 3,400")."""
+    return scaled(progress, done / peers, (done + 1) / peers, f"{line} ")
+
+
+class ProgressBar:
+    """``progress(share, line)`` drawn on a Streamlit bar while a run computes, with the time left at the rate
+    so far (:func:`~chunk_inspector.evaluate.progress.time_left`), and emptied at the end.
+
+    ``slot`` is where the bar goes (``st.empty()``; anything with ``progress(value, text=...)`` and
+    ``empty()``); nothing is drawn until the first call, so a run that is not computed (a cached result)
+    shows no bar. As a context manager it empties the slot on the way out, an error included. The share
+    drawn never goes back; the line is escaped (it names documents). ``clock`` is for tests.
+    """
+
+    def __init__(self, slot: Any, clock: Callable[[], float] = time.monotonic) -> None:
+        self.slot = slot
+        self.clock = clock
+        self.started: float | None = None
+        self.steps = 0
+        self.share = 0.0
+        self.text = ""
+
+    def __call__(self, share: float, line: str) -> None:
+        now = self.clock()
+        if self.started is None:
+            self.started = now
+        else:
+            self.steps += 1
+        self.share = max(self.share, min(max(share, 0.0), 1.0))
+        left = time_left(now - self.started, self.share, self.steps)
+        self.text = md_escape(line) + (f" · {left}" if left else "")
+        self.slot.progress(self.share, text=self.text)
+
+    def close(self) -> None:
+        """Take the bar away."""
+        self.slot.empty()
+
+    def __enter__(self) -> ProgressBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def upload_too_large(filename: str, nbytes: int) -> QuestionSetError | None:
     """The refusal of an uploaded set of ``nbytes`` over :data:`MAX_SET_BYTES` (None when it is not), to say
     before its bytes are read."""
@@ -248,18 +302,28 @@ def run_engine(
     *,
     k: int = K,
     budget: int = BUDGET,
+    progress: ProgressFn | None = None,
 ) -> EngineRun:
     """Parse (``parse``) and chunk (``repack``) every document of the set at ``settings``, index them all
-    together and evaluate: the same numbers as :func:`evaluate` with ``Contender.engine`` at these settings."""
-    docs = {name: parse(name, text) for name, text in questions.documents.items()}
-    chunk_sets = {name: repack(name, doc, settings) for name, doc in docs.items()}
+    together and evaluate: the same numbers as :func:`evaluate` with ``Contender.engine`` at these settings.
+    ``progress`` hears of each document as :func:`evaluate` would (its chunking share), then of the ranking
+    (the embedding, batch by batch, with a retriever that embeds)."""
+    docs: dict[str, chunker.Document] = {}
+    chunk_sets: dict[str, chunker.ChunkSet] = {}
+    for n, (name, text) in enumerate(questions.documents.items()):
+        if progress is not None:
+            share = CHUNKING_SHARE * n / len(questions.documents)
+            progress(share, f"chunking {name} ({n + 1} of {len(questions.documents)})")
+        docs[name] = parse(name, text)
+        chunk_sets[name] = repack(name, docs[name], settings)
     offsets: dict[str, int] = {}
     total = 0
     for name, chunks in chunk_sets.items():
         offsets[name] = total
         total += len(chunks)
     contender = Contender.engine(settings, index)
-    evaluation = evaluate(questions, contender, retriever, k=k, budget=budget, chunks=engine_chunks(chunk_sets, index))
+    indexed = engine_chunks(chunk_sets, index)
+    evaluation = evaluate(questions, contender, retriever, k=k, budget=budget, chunks=indexed, progress=progress)
     return EngineRun(evaluation, docs, chunk_sets, offsets)
 
 
@@ -270,14 +334,16 @@ def recall_sweep(
     options: chunker.ChunkOptions,
     retriever: Retriever,
     index: Index,
-    progress: Callable[[float, str], None] | None = None,
+    progress: ProgressFn | None = None,
 ) -> list[float | None]:
     """Recall within the budget at every ``(target, hard_cap)`` of ``grid``, ``options`` otherwise (None
-    where the options do not fit that cap), the documents re-packed from ``docs`` (parsed once)."""
+    where the options do not fit that cap), the documents re-packed from ``docs`` (parsed once). ``progress``
+    hears of each point as it starts, then of its ranking (a retriever that embeds, batch by batch)."""
     out: list[float | None] = []
     for n, (target, hard_cap) in enumerate(grid):
+        line = f"recall at target {target}, hard cap {hard_cap}"
         if progress is not None:
-            progress(n / max(len(grid), 1), f"recall at target {target}, hard cap {hard_cap}")
+            progress(n / max(len(grid), 1), line)
         try:
             point = replace(options, target=target, hard_cap=hard_cap)
         except chunker.ConfigError:
@@ -285,7 +351,8 @@ def recall_sweep(
             continue
         sets = {name: chunker.chunk_with(doc, point) for name, doc in docs.items()}
         contender = Contender.engine(point, index)
-        evaluation = evaluate(questions, contender, retriever, chunks=engine_chunks(sets, index))
+        part = scaled(progress, n / len(grid), (n + 1) / len(grid), f"{line}: ")
+        evaluation = evaluate(questions, contender, retriever, chunks=engine_chunks(sets, index), progress=part)
         out.append(evaluation.mean()["recall@budget"])
     if progress is not None:
         progress(1.0, "done")

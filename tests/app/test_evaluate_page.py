@@ -210,3 +210,34 @@ def test_tune_without_a_set_has_four_charts_and_says_how_to_add_the_fifth(app: A
     app.switch_page("pages/tune.py").run()
     assert "recall_budget" not in app.dataframe[0].value.columns
     assert any("Evaluate page" in c.value for c in app.caption)
+
+
+def test_a_computed_run_shows_its_progress_and_leaves_no_bar(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the engine's evaluation computes, a bar says what runs (each document, the ranking); it is gone
+    once the results show, and a cached run draws none."""
+    from chunk_inspector.app import cache
+
+    drawn: list[str] = []
+
+    class Recording(evaluate_view.ProgressBar):
+        def __call__(self, share: float, line: str) -> None:
+            drawn.append(line)
+            super().__call__(share, line)
+
+    monkeypatch.setattr(evaluate_view, "ProgressBar", Recording)
+    cache.shared.clear()  # nothing cached: this run computes
+    app.switch_page("pages/evaluate.py").run()
+    assert not app.exception, [e.value for e in app.exception]
+    names = list(bundled().documents)
+    chunks = len(expected().chunks)
+    assert drawn == [
+        "Loading the retriever…",
+        *(f"chunking {name} ({n} of {len(names)})" for n, name in enumerate(names, 1)),
+        f"ranking {chunks:,} chunks with bm25",
+        "ranked",
+    ]
+    assert not app.get("progress"), "a progress bar is left on the page"
+    assert metric(app, "Recall in budget") == f"{expected().mean()['recall@budget']:.3f}"
+    drawn.clear()
+    app.run()  # the same settings: the cached run
+    assert drawn == [] and not app.get("progress")
