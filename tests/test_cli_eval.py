@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +14,7 @@ import pytest
 
 import chunker
 from chunk_inspector.cli.commands import main
+from chunk_inspector.cli.progress import Progress
 from chunk_inspector.evaluate.metrics import Contender, evaluate
 from chunk_inspector.evaluate.questions import load_question_set
 from chunk_inspector.evaluate.retrievers import BM25Retriever
@@ -119,3 +123,71 @@ def test_the_console_script_runs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "recall@budget" in done.stdout
     assert "1/1 chunkers" in done.stderr
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_within_an_item_is_a_plain_line_per_tenth_off_a_terminal() -> None:
+    """Off a terminal: a line each time the whole passes another tenth inside an item (its line after the
+    count), the item's end left to advance()'s usual line."""
+    stream = io.StringIO()
+    bar = Progress(2, stream, unit="chunkers")
+    for done in range(0, 65, 8):
+        bar.within(done / 64, f"engine: embedding chunks: {done} of 64")
+    bar.advance("engine")
+    bar.within(0.5, "peer: embedding chunks: 32 of 64")
+    bar.advance("peer")
+    assert stream.getvalue().splitlines() == [
+        "0/2 chunkers (12%) engine: embedding chunks: 16 of 64",
+        "0/2 chunkers (25%) engine: embedding chunks: 32 of 64",
+        "0/2 chunkers (31%) engine: embedding chunks: 40 of 64",
+        "0/2 chunkers (43%) engine: embedding chunks: 56 of 64",
+        "1/2 chunkers (50%)",
+        "1/2 chunkers (75%) peer: embedding chunks: 32 of 64",
+        "2/2 chunkers (100%)",
+    ]
+
+
+def test_progress_within_an_item_moves_the_terminal_bar_with_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    now = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])  # the clock progress.py reads
+    monkeypatch.setenv("COLUMNS", "200")  # room for the whole line
+    stream = Terminal()
+    bar = Progress(1, stream, unit="chunkers")
+    for step in range(5):
+        now[0] += 2.0
+        bar.within(step / 8, f"engine: embedding chunks: {8 * step} of 64")
+    draws = stream.getvalue().split("\r\x1b[K")[1:]
+    assert draws[0] == "[" + " " * 24 + "] 0/1 chunkers  engine: embedding chunks: 0 of 64"
+    assert draws[2] == "[######                  ] 0/1 chunkers  engine: embedding chunks: 16 of 64"
+    # from the third step after the first, the time left at the rate so far: 3/8 in 8 s, then half in 10 s
+    assert draws[3] == "[#########               ] 0/1 chunkers  engine: embedding chunks: 24 of 64 · about 15 s left"
+    assert draws[4] == "[############            ] 0/1 chunkers  engine: embedding chunks: 32 of 64 · about 10 s left"
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None,
+    reason="sentence-transformers is not installed (the [dense] extra; `make setup` installs it)",
+)
+def test_a_dense_eval_reports_its_embedding_on_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`chunker eval --retriever dense` says how far the embedding is while it runs, not only at the end."""
+    path = write_set(tmp_path)
+    args = ["eval", str(path), "--root", str(tmp_path / "docs"), "--target", "16", "--hard-cap", "32"]
+    assert main([*args, "--retriever", "dense"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    label = "engine 16/32 + breadcrumb"
+    assert lines[0].startswith(f"0/1 chunkers (10%) {label}: ")
+    embedded = [
+        line
+        for line in lines
+        if re.fullmatch(rf"0/1 chunkers \(\d+%\) {re.escape(label)}: embedding chunks: (\d+) of \1", line)
+    ]
+    assert embedded, lines
+    percents = [int(line.split("(")[1].split("%")[0]) for line in lines[:-1]]
+    assert percents == sorted(percents) and percents[-1] < 100
+    assert lines[-1] == "1/1 chunkers (100%)"

@@ -39,6 +39,7 @@ from chunk_inspector.cli.corpus import (
 from chunk_inspector.cli.diff import chunk_text, diff_json, diff_trees, find_pairs, format_diff
 from chunk_inspector.cli.progress import Progress
 from chunk_inspector.evaluate.metrics import BUDGET, DEFAULT_INDEX, METRICS, Contender, Evaluation, Index, K, evaluate
+from chunk_inspector.evaluate.progress import scaled
 from chunk_inspector.evaluate.questions import QuestionSet, load_question_set
 from chunk_inspector.evaluate.retrievers import RETRIEVERS, Retriever, get_retriever
 from chunk_inspector.files import (
@@ -571,7 +572,17 @@ def _eval(ns: argparse.Namespace) -> int:
     evaluations = []
     try:
         for contender in contenders:
-            evaluations.append(evaluate(questions, contender, retriever, k=ns.k, budget=ns.budget, parsed=parsed))
+            evaluations.append(
+                evaluate(
+                    questions,
+                    contender,
+                    retriever,
+                    k=ns.k,
+                    budget=ns.budget,
+                    parsed=parsed,
+                    progress=scaled(progress.within, 0.0, 1.0, f"{contender.label}: "),
+                )
+            )
             progress.advance(contender.label)
     finally:
         progress.close()
