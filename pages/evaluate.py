@@ -71,7 +71,13 @@ def _sidebar_uploads() -> dict[str, str]:
 
 @st.cache_resource(max_entries=2, show_spinner="Loading the retriever…")
 def _retriever(name: str, model: str | None = None) -> Retriever:
-    return get_retriever(name, model)
+    """The retriever, a dense one's model loaded now (under this spinner), not in the middle of the run's bar."""
+    retriever = get_retriever(name, model)
+    if name == "dense":
+        from chunk_inspector.evaluate.dense import DEFAULT_MODEL, load_model
+
+        load_model(model or DEFAULT_MODEL)
+    return retriever
 
 
 def _parse(tokenizer: str) -> evaluate_view.Parse:
@@ -94,9 +100,8 @@ def _engine_run(
     cached one), gone once it is."""
 
     def run() -> EngineRun:
+        ranker = _retriever(retriever, model)
         with evaluate_view.ProgressBar(st.empty()) as bar:
-            bar(0.0, "Loading the retriever…")
-            ranker = _retriever(retriever, model)
             return evaluate_view.run_engine(
                 _questions,
                 settings,

@@ -165,9 +165,11 @@ def test_progress_within_an_item_moves_the_terminal_bar_with_the_time_left(monke
     draws = stream.getvalue().split("\r\x1b[K")[1:]
     assert draws[0] == "[" + " " * 24 + "] 0/1 chunkers  engine: embedding chunks: 0 of 64"
     assert draws[2] == "[######                  ] 0/1 chunkers  engine: embedding chunks: 16 of 64"
-    # from the third step after the first, the time left at the rate so far: 3/8 in 8 s, then half in 10 s
-    assert draws[3] == "[#########               ] 0/1 chunkers  engine: embedding chunks: 24 of 64 · about 15 s left"
-    assert draws[4] == "[############            ] 0/1 chunkers  engine: embedding chunks: 32 of 64 · about 10 s left"
+    # from the third step after the first, the time left at the rate so far: 3/8 in 6 s, then half in 8 s
+    assert draws[3] == "[#########               ] 0/1 chunkers  engine: embedding chunks: 24 of 64 · about 10 s left"
+    assert (
+        draws[4] == "[############            ] 0/1 chunkers  engine: embedding chunks: 32 of 64 · a few seconds left"
+    )
 
 
 @pytest.mark.skipif(

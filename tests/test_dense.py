@@ -7,6 +7,7 @@ sentence-transformers is not installed at all. The model loads once for the modu
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 import sys
 from collections.abc import Iterator
@@ -194,4 +195,7 @@ def test_batch_by_batch_encoding_is_one_encode_call_s(monkeypatch: pytest.Monkey
     )
     assert [top_indexes(row, 10) for row in asked @ grouped.T] == [top_indexes(row, 10) for row in asked @ whole.T]
     assert [line for _, line in heard] == [f"{n} of 120" for n in range(0, 120, 16)] + ["120 of 120"]
-    assert [share for share, _ in heard] == sorted(share for share, _ in heard) and heard[-1][0] == 1.0
+    shares = [share for share, _ in heard]
+    assert shares == sorted(shares) and shares[0] == 0.0 and shares[-1] == 1.0
+    steps = [b - a for a, b in itertools.pairwise(shares)]
+    assert steps[0] > steps[-1]  # weighed by the word pieces run through: the longest texts come first

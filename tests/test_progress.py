@@ -13,7 +13,7 @@ import pytest
 import chunker
 from chunk_inspector.evaluate.embedding import CallableRetriever, EmbeddingRetriever
 from chunk_inspector.evaluate.metrics import CHUNKING_SHARE, Contender, evaluate
-from chunk_inspector.evaluate.progress import FEW, accepts_progress, scaled, time_left
+from chunk_inspector.evaluate.progress import FEW, MIN_SECONDS, WINDOW, accepts_progress, scaled, time_left
 from chunk_inspector.evaluate.questions import QuestionSet, read_question_set
 from chunk_inspector.evaluate.ranking import rank_with
 from chunk_inspector.evaluate.retrievers import get_retriever
@@ -85,27 +85,40 @@ def assert_monotone_to_one(heard: Heard) -> None:
 # -- the estimate -------------------------------------------------------------------------
 
 
+def steady(rate: float, seconds: float, steps: int, start: float = 0.0) -> list[tuple[float, float]]:
+    """``steps + 1`` reports ``seconds / steps`` apart, the share growing by ``rate`` a second from ``start``."""
+    return [(n * seconds / steps, start + rate * n * seconds / steps) for n in range(steps + 1)]
+
+
 def test_no_estimate_until_a_few_steps_have_gone() -> None:
-    assert [time_left(10.0, 0.5, steps) for steps in range(FEW)] == [None] * FEW
-    assert time_left(10.0, 0.5, FEW) == "about 10 s left"
+    samples = steady(0.05, 10.0, 5)
+    assert [time_left(samples[: n + 1]) for n in range(FEW)] == [None] * FEW
+    assert time_left(samples[: FEW + 1]) == "about 15 s left"  # 0.3 in 6 s: 0.7 left at 0.05 a second
 
 
-def test_no_estimate_with_nothing_done_or_all_done_or_no_time() -> None:
-    assert time_left(10.0, 0.0, 9) is None
-    assert time_left(10.0, 1.0, 9) is None
-    assert time_left(0.0, 0.5, 9) is None
+def test_no_estimate_over_a_short_while_nor_when_stalled_nor_when_done() -> None:
+    assert time_left(steady(0.1, MIN_SECONDS - 0.5, 6)) is None  # a quick run (BM25) shows none
+    assert time_left([(0.0, 0.2), (2.0, 0.2), (4.0, 0.2), (6.0, 0.2)]) is None
+    assert time_left(steady(0.25, 4.0, 4)) is None  # all done
 
 
-def test_the_estimate_is_the_rate_so_far_in_words() -> None:
-    """A fifth done in 5 s leaves 20 s; a tenth in 20 s leaves 3 min; under 10 s is a few seconds."""
-    assert time_left(5.0, 0.2, 4) == "about 20 s left"
-    assert time_left(12.0, 0.3, 4) == "about 30 s left"  # 28 s, to 5 s
-    assert time_left(8.0, 0.25, 4) == "about 25 s left"  # 24 s
-    assert time_left(20.0, 0.1, 4) == "about 3 min left"
-    assert time_left(57.0, 0.5, 4) == "about 55 s left"
-    assert time_left(58.0, 0.5, 4) == "about 1 min left"
-    assert time_left(9.0, 0.5, 4) == "a few seconds left"
-    assert time_left(1.0, 0.01, 4) == "about 2 min left"  # 99 s
+def test_the_estimate_is_the_rate_of_the_last_steps_in_words() -> None:
+    assert time_left(steady(0.02, 10.0, 5)) == "about 40 s left"  # 0.8 left at 0.02 a second
+    assert time_left(steady(0.1, 4.0, 4)) == "a few seconds left"  # 6 s
+    assert time_left(steady(0.001, 10.0, 5)) == "about 16 min left"
+    assert time_left(steady(0.5 / 57, 57.0, 5)) == "about 55 s left"
+    assert time_left(steady(0.5 / 58, 58.0, 5)) == "about 1 min left"
+
+
+def test_quick_early_steps_are_forgotten_once_the_window_has_passed_them() -> None:
+    """Ten documents chunked in a second (a tenth of the share), then batches of 0.05 every 10 s: once the
+    window holds batches only, the estimate is theirs (half left at 0.005 a second: 100 s), not the whole run's
+    (half in 81 s)."""
+    samples = [(0.1 * n, 0.01 * n) for n in range(11)]
+    samples += [(1.0 + 10 * k, 0.1 + 0.05 * k) for k in range(1, 9)]
+    assert len(samples) > WINDOW + 1
+    assert time_left(samples) == "about 2 min left"
+    assert time_left(samples[:12]) == "about 1 min left"  # one batch in: the window still holds the quick steps
 
 
 # -- parts of a share -------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -45,7 +46,7 @@ from chunk_inspector.evaluate.metrics import (
     QuestionResult,
     evaluate,
 )
-from chunk_inspector.evaluate.progress import ProgressFn, scaled, time_left
+from chunk_inspector.evaluate.progress import WINDOW, ProgressFn, scaled, time_left
 from chunk_inspector.evaluate.questions import (
     QuestionSet,
     QuestionSetError,
@@ -190,19 +191,14 @@ class ProgressBar:
     def __init__(self, slot: Any, clock: Callable[[], float] = time.monotonic) -> None:
         self.slot = slot
         self.clock = clock
-        self.started: float | None = None
-        self.steps = 0
+        self.samples: deque[tuple[float, float]] = deque(maxlen=WINDOW + 1)
         self.share = 0.0
         self.text = ""
 
     def __call__(self, share: float, line: str) -> None:
-        now = self.clock()
-        if self.started is None:
-            self.started = now
-        else:
-            self.steps += 1
         self.share = max(self.share, min(max(share, 0.0), 1.0))
-        left = time_left(now - self.started, self.share, self.steps)
+        self.samples.append((self.clock(), self.share))
+        left = time_left(self.samples)
         self.text = md_escape(line) + (f" · {left}" if left else "")
         self.slot.progress(self.share, text=self.text)
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections import deque
 from typing import TextIO
 
-from chunk_inspector.evaluate.progress import time_left
+from chunk_inspector.evaluate.progress import WINDOW, time_left
 from chunk_inspector.files import printable
 
 __all__ = ["Progress"]
@@ -42,8 +43,7 @@ class Progress:
         self._last_draw = 0.0
         self._last_tenth = 0
         self._within_tenth = 0  # the tenth of the whole the last line of within() passed
-        self._started = time.monotonic()
-        self._steps = -1  # within()'s calls after the first (time_left's steps)
+        self._samples: deque[tuple[float, float]] = deque(maxlen=WINDOW + 1)  # within()'s (time, share of all)
 
     def advance(self, name: str) -> None:
         """One more item finished; ``name`` is shown beside the bar on a terminal."""
@@ -70,11 +70,11 @@ class Progress:
         if not self.enabled:
             return
         now = time.monotonic()
-        self._steps += 1
         whole = (self.done + min(max(share, 0.0), 1.0)) / max(self.total, 1)
+        self._samples.append((now, whole))
         if self.tty:
             if now - self._last_draw >= _REDRAW_SECONDS:
-                left = time_left(now - self._started, whole, self._steps)
+                left = time_left(self._samples)
                 self._draw(f"{line} · {left}" if left else line, whole)
                 self._last_draw = now
             return

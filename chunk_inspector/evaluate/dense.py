@@ -204,7 +204,9 @@ def _load(path: str) -> Any:
 def encode_batches(model: Any, texts: list[str], batch_size: int, progress: ProgressFn | None = None) -> Any:
     """``model.encode(texts, batch_size=batch_size, normalize_embeddings=True)`` as float32 rows, one ``encode``
     call per batch: the same batches as one call over all ``texts``, so the same embeddings, with ``progress``
-    told of each batch (:func:`~chunk_inspector.evaluate.embedding.report_embedded`).
+    told of each batch (:func:`~chunk_inspector.evaluate.embedding.report_embedded`): its line counts texts,
+    its share weighs each batch by the word pieces it runs through (texts times its longest text's, within
+    the window), so that the share grows evenly in time though the longest texts come first.
 
     One ``encode`` call sorts its texts longest first (``np.argsort`` of minus ``_input_length``: a string's
     length) and cuts that order into batches (interleaving longest and shortest first where the model takes
@@ -218,10 +220,12 @@ def encode_batches(model: Any, texts: list[str], batch_size: int, progress: Prog
     flatten = getattr(model, "_can_flatten_inputs", None)
     if callable(flatten) and flatten():
         order = model._interleave_sorted_indices(order)
+    batches = [order[start : start + batch_size] for start in range(0, len(texts), batch_size)]
+    costs = [len(batch) * _padded_length(model, [texts[i] for i in batch]) for batch in batches]
+    total, done, count = sum(costs), 0, 0
     rows: Any = None
-    for start in range(0, len(texts), batch_size):
-        report_embedded(progress, start, len(texts))
-        batch = order[start : start + batch_size]
+    for batch, cost in zip(batches, costs, strict=True):
+        report_embedded(progress, count, len(texts), done / total)
         embedded = model.encode(
             [texts[i] for i in batch],
             batch_size=batch_size,
@@ -232,8 +236,22 @@ def encode_batches(model: Any, texts: list[str], batch_size: int, progress: Prog
         if rows is None:
             rows = np.empty((len(texts), embedded.shape[1]), dtype=embedded.dtype)
         rows[batch] = embedded
+        done += cost
+        count += len(batch)
     report_embedded(progress, len(texts), len(texts))
     return rows if rows is not None else np.zeros((0, 0), dtype=np.float32)
+
+
+def _padded_length(model: Any, batch: list[str]) -> int:
+    """The word pieces each text of ``batch`` takes in the model (a batch is padded to its longest text, cut
+    at the model's window): what embedding it costs per text, to weigh the batches' shares of the progress.
+    The characters of the longest text where the model's tokenizer cannot say."""
+    longest = max(batch, key=len)
+    try:
+        ids = model.tokenizer(longest, truncation=True, max_length=model.max_seq_length)["input_ids"]
+        return max(1, len(ids))
+    except Exception:  # a model without a callable tokenizer or window: the text's length stands in
+        return max(1, len(longest))
 
 
 def max_sequence(name: str = DEFAULT_MODEL) -> int | None:

@@ -125,6 +125,12 @@ class EmbeddingRetriever:
             raise ChunkerError(f"{self.name}: the embeddings hold NaN or infinite values")
         return rows
 
+    def _embed_reporting(self, texts: Sequence[str], progress: ProgressFn | None) -> Any:
+        """:meth:`embed`, with ``progress`` where there is one and ``embed`` takes it (a subclass's own may not)."""
+        if progress is not None and accepts_progress(self.embed):
+            return self.embed(texts, progress=progress)
+        return self.embed(texts)
+
     def rank(
         self, texts: Sequence[str], queries: Sequence[str], depth: int, progress: ProgressFn | None = None
     ) -> list[list[int]]:
@@ -136,8 +142,8 @@ class EmbeddingRetriever:
             return []
         distinct = len(set(texts))
         part = distinct / (distinct + len(set(queries)))
-        chunks = self.embed(texts, scaled(progress, 0.0, part, "embedding chunks: "))
-        asked = self.embed(queries, scaled(progress, part, 1.0, "embedding questions: "))
+        chunks = self._embed_reporting(texts, scaled(progress, 0.0, part, "embedding chunks: "))
+        asked = self._embed_reporting(queries, scaled(progress, part, 1.0, "embedding questions: "))
         if asked.shape[1] != chunks.shape[1]:
             raise ChunkerError(f"{self.name}: queries embed to {asked.shape[1]} dimensions, texts to {chunks.shape[1]}")
         scores = asked @ chunks.T  # cosine: rows are unit length
@@ -164,10 +170,13 @@ class CallableRetriever(EmbeddingRetriever):
         return self._embed(texts)
 
 
-def report_embedded(progress: ProgressFn | None, done: int, total: int) -> None:
-    """``progress`` (when there is one) told that ``done`` texts of ``total`` are embedded."""
+def report_embedded(progress: ProgressFn | None, done: int, total: int, share: float | None = None) -> None:
+    """``progress`` (when there is one) told that ``done`` texts of ``total`` are embedded: the line counts
+    texts; the share is ``share`` where the caller weighs its batches (by the work each is), else by count."""
     if progress is not None:
-        progress(done / total if total else 1.0, f"{done:,} of {total:,}")
+        if share is None:
+            share = done / total if total else 1.0
+        progress(share, f"{done:,} of {total:,}")
 
 
 def _digest(text: str) -> bytes:

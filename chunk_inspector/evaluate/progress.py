@@ -6,8 +6,9 @@
   and runs and the CLI's ``chunker eval`` all take or give this one shape.
 - :func:`scaled`: a part of the work reported as a range of the whole one's share (a peer of several, the
   ranking after the chunking), its lines prefixed.
-- :func:`time_left`: the time left at the rate so far, in words ("about 25 s left"), once a few steps have
-  gone: what the app's bar and the CLI's show beside the line.
+- :func:`time_left`: the time left at the rate of the last steps, in words ("about 25 s left"), once a few
+  have gone: what the app's bar and the CLI's show beside the line. Its estimate is as good as the shares
+  are even in time: the dense retriever weighs each batch by the word pieces the model runs through.
 
 Nothing here draws: the app (:class:`chunk_inspector.app.evaluate_view.ProgressBar`) and the CLI
 (:class:`chunk_inspector.cli.progress.Progress`) do.
@@ -16,14 +17,16 @@ Nothing here draws: the app (:class:`chunk_inspector.app.evaluate_view.ProgressB
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["FEW", "ProgressFn", "accepts_progress", "scaled", "time_left"]
+__all__ = ["FEW", "MIN_SECONDS", "WINDOW", "ProgressFn", "accepts_progress", "scaled", "time_left"]
 
 ProgressFn = Callable[[float, str], None]  # (share done in 0..1, what runs now)
 
-FEW = 3  # steps reported after the first before the rate so far is trusted ("once a few batches have gone")
+FEW = 3  # steps in the window before its rate is trusted ("once a few batches have gone")
+WINDOW = 8  # the last steps whose rate estimates the time left
+MIN_SECONDS = 3.0  # the least time the window spans before it is trusted (a quick run shows no estimate)
 
 
 def accepts_progress(function: Callable[..., Any]) -> bool:
@@ -49,17 +52,23 @@ def scaled(progress: ProgressFn | None, start: float, end: float, prefix: str = 
     return part
 
 
-def time_left(elapsed: float, share: float, steps: int) -> str | None:
-    """The time left, in words, if the rest of the work goes at the rate so far: ``share`` (0..1) of it took
-    ``elapsed`` seconds over ``steps`` reports after the first.
+def time_left(samples: Sequence[tuple[float, float]]) -> str | None:
+    """The time left, in words, at the rate so far: ``samples`` are the ``(seconds, share)`` of the reports,
+    oldest first (a clock's reading, the share then); the rate is that of the last :data:`WINDOW` steps, not
+    of the whole run, since its first parts go at another pace than what follows (chunking is quick, a model
+    loads once).
 
-    None until :data:`FEW` steps have gone (the first ones are the slowest: a model loads, a batch warms up),
-    while nothing is done, and once all is. Under 10 s: "a few seconds left"; under a minute, to 5 s: "about
-    25 s left"; else to the minute: "about 3 min left".
+    None until the window holds :data:`FEW` steps over at least :data:`MIN_SECONDS`, while the share does
+    not move, and once all is done. Under 10 s: "a few seconds left"; under a minute, to 5 s: "about 25 s
+    left"; else to the minute: "about 3 min left".
     """
-    if steps < FEW or elapsed <= 0 or share <= 0 or share >= 1:
+    recent = list(samples)[-(WINDOW + 1) :]
+    if len(recent) < FEW + 1:
         return None
-    seconds = elapsed * (1 - share) / share
+    (then, before), (now, share) = recent[0], recent[-1]
+    if now - then < MIN_SECONDS or share <= before or share >= 1:
+        return None
+    seconds = (1 - share) * (now - then) / (share - before)
     if seconds < 10:
         return "a few seconds left"
     if seconds < 57.5:

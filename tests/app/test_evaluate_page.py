@@ -231,7 +231,6 @@ def test_a_computed_run_shows_its_progress_and_leaves_no_bar(app: AppTest, monke
     names = list(bundled().documents)
     chunks = len(expected().chunks)
     assert drawn == [
-        "Loading the retriever…",
         *(f"chunking {name} ({n} of {len(names)})" for n, name in enumerate(names, 1)),
         f"ranking {chunks:,} chunks with bm25",
         "ranked",
