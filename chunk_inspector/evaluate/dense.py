@@ -243,15 +243,15 @@ def encode_batches(model: Any, texts: list[str], batch_size: int, progress: Prog
 
 
 def _padded_length(model: Any, batch: list[str]) -> int:
-    """The word pieces each text of ``batch`` takes in the model (a batch is padded to its longest text, cut
-    at the model's window): what embedding it costs per text, to weigh the batches' shares of the progress.
-    The characters of the longest text where the model's tokenizer cannot say."""
-    longest = max(batch, key=len)
+    """The word pieces each text of ``batch`` takes in the model: its longest text's, cut at the model's
+    window (a batch is padded to it); what embedding the batch costs per text, to weigh its share of the
+    progress (a batch's time follows texts times this on CPU). The characters of the longest text where the
+    model's tokenizer cannot say; its longest text by characters is not always its longest in word pieces."""
     try:
-        ids = model.tokenizer(longest, truncation=True, max_length=model.max_seq_length)["input_ids"]
-        return max(1, len(ids))
-    except Exception:  # a model without a callable tokenizer or window: the text's length stands in
-        return max(1, len(longest))
+        ids = model.tokenizer(batch, truncation=True, max_length=model.max_seq_length)["input_ids"]
+        return max(1, *(len(row) for row in ids))
+    except Exception:  # a model without a callable tokenizer or window: the texts' length stands in
+        return max(1, *(len(text) for text in batch))
 
 
 def max_sequence(name: str = DEFAULT_MODEL) -> int | None:
