@@ -535,11 +535,14 @@ def test_an_engine_error_no_page_caught_is_its_own_line_not_something_went_wrong
         import chunker
         from chunk_inspector.app import frame
 
+        def fail(error: Exception) -> None:
+            raise error
+
         st.session_state["_hf_names"] = {"hf:sha256:" + "ab" * 32: "e5.json"}
         with frame.error_boundary("a page"):
-            raise chunker.TokenizerError("the tokenizer 'hf:sha256:" + "ab" * 32 + "' failed on this text: *boom*")
+            fail(chunker.TokenizerError("the tokenizer 'hf:sha256:" + "ab" * 32 + "' failed on this text: *boom*"))
         with frame.error_boundary("another page"):
-            raise KeyError("a bug")
+            fail(KeyError("a bug"))
 
     at = AppTest.from_function(page, default_timeout=30).run()
     assert not at.exception
