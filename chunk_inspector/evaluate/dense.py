@@ -280,12 +280,13 @@ class DenseRetriever(EmbeddingRetriever):
 
     ``model`` is a packaged model's name (the default, MiniLM) or a model folder on disk, checked at
     once. ``label`` is the packaged name or the folder as given (its last two parts when that is long);
-    ``name`` is ``"dense"`` for a packaged model, ``"dense (LABEL)"`` for a folder.
+    ``name`` is ``"dense"`` for a packaged model, ``"dense (LABEL)"`` for a folder. ``cache_bytes`` bounds
+    the texts' embeddings kept (:class:`EmbeddingRetriever`; 0: none).
     """
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64) -> None:
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64, cache_bytes: int = 64 << 20) -> None:
         folder = model_dir(model)  # fail now, with the fix, not at the first rank
-        super().__init__(batch_size)
+        super().__init__(batch_size, cache_bytes)
         self.model = model
         self.label = model if model in MODEL_PACKAGES else _short_path(model, folder)
         self.name = "dense" if model in MODEL_PACKAGES else f"dense ({self.label})"
