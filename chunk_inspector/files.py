@@ -20,6 +20,7 @@ the files and names they point at are not. So:
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Mapping
@@ -233,7 +234,7 @@ def write_texts(files: Mapping[Path, str]) -> None:
     files (or none), never this run's beside another's."""
     for path in files:
         if path.is_dir():
-            raise IsADirectoryError(21, "Is a directory: nothing was written", str(path))
+            raise IsADirectoryError(errno.EISDIR, "Is a directory: nothing was written", str(path))
     with ExitStack() as stack:
         streams = [(stack.enter_context(AtomicFile(path)), text) for path, text in files.items()]
         for stream, text in streams:
