@@ -29,7 +29,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import chunker
-from chunk_inspector.app import cache, url_settings, view
+from chunk_inspector.app import cache, tokenizer_patterns, url_settings, view
 from chunk_inspector.app.url_settings import SIZES, SOURCES, TOKENIZERS
 from chunk_inspector.app.view import md_escape
 from chunker.decode import decode_markdown
@@ -273,8 +273,8 @@ def load_hf_tokenizer(name: str, data: bytes, key: str | None = None) -> chunker
     (``hf:sha256:…``, :func:`hf_key`, what chunk sets record; ``key`` when the caller has it already); the last
     :data:`HF_TOKENIZERS_KEPT` loaded are kept for every session (a tokenizer is large, and loading one takes a
     moment), so its messages name it by that key (:func:`readable` names the file). Raises
-    :class:`chunker.ChunkerError` with the reason for a file over :data:`MAX_TOKENIZER_BYTES` or one the
-    tokenizers package cannot load."""
+    :class:`chunker.ChunkerError` with the reason for a file over :data:`MAX_TOKENIZER_BYTES`, one holding a
+    pattern the app does not run (:mod:`.tokenizer_patterns`) or one the tokenizers package cannot load."""
     _refuse_large_tokenizer(name, len(data))
     key = key or hf_key(data)
     with _hf_lock:
@@ -282,6 +282,7 @@ def load_hf_tokenizer(name: str, data: bytes, key: str | None = None) -> chunker
         if tokenizer is not None:
             _hf_tokenizers.move_to_end(key)
             return tokenizer
+    _refuse_unknown_patterns(name, data)
     tokenizer = hf_tokenizer_from_json(data, key)
     with _hf_lock:
         _hf_tokenizers[key] = tokenizer
@@ -309,6 +310,24 @@ def readable(message: object) -> str:
         return f"the uploaded tokenizer.json ({file})"
 
     return _HF_NAMED.sub(name, str(message))
+
+
+def _refuse_unknown_patterns(name: str, data: bytes) -> None:
+    """Refuse a tokenizer.json that would run a pattern of its own the app does not run (docs/SECURITY.md); one
+    that is not UTF-8 is left to the loader, which says so."""
+    try:
+        unknown = tokenizer_patterns.unknown_patterns(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return
+    if unknown:
+        first = repr(unknown[0]) if len(repr(unknown[0])) <= 80 else repr(unknown[0])[:77] + "…"
+        more = f" and {len(unknown) - 1:,} more" if len(unknown) > 1 else ""
+        raise chunker.TokenizerError(
+            f"{name} runs a regular expression of its own ({first}{more}) that the app does not run: such a "
+            "pattern can hold the server for hours, so the app runs only those of the tokenizers in wide use "
+            "(GPT-2, Llama 3, Qwen2, o200k_base) and single quantified ones. Count with this file from the "
+            "command line instead: chunker FILE --tokenizer PATH"
+        )
 
 
 def _refuse_large_tokenizer(name: str, nbytes: int) -> None:

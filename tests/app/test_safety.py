@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 import chunker
 from chunk_inspector.app import evaluate_view, frame, view
 from tests.app.conftest import APP, plain
+from tests.test_tokenizer_patterns import LLAMA_3, split_tokenizer
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 GUIDE = (SAMPLES / "poetry_cli.md").read_text(encoding="utf-8")
@@ -238,8 +239,12 @@ def test_an_uploaded_tokenizer_is_kept_in_memory_never_in_the_temp_folder(
         ),
         (b'{"version": "1.0", "model": 3}', "Cannot load the uploaded tokenizer.json (tok.json): "),
         (b"\xff\xfe\x00", "The uploaded tokenizer.json (tok.json) is not UTF-8"),
+        (
+            split_tokenizer(r"\s+", r"a*a*a*a*(?!a)x?\z").encode(),
+            "tok.json runs a regular expression of its own ('a*a*a*a*(?!a)x?\\\\z') that the app does not run",
+        ),
     ],
-    ids=["too-large", "malformed", "binary"],
+    ids=["too-large", "malformed", "binary", "backtracking-pattern"],
 )
 def test_a_too_large_or_malformed_tokenizer_is_one_clear_line(app: AppTest, data: bytes, message: str) -> None:
     """One line, naming the file as uploaded (never the hf:sha256:… key the loaded tokenizer is shared under)."""
@@ -249,6 +254,16 @@ def test_a_too_large_or_malformed_tokenizer_is_one_clear_line(app: AppTest, data
     assert len(errors) == 1 and errors[0].startswith(message) and "sha256" not in errors[0], errors
     assert "\n" not in errors[0]
     assert metric(app, "Chunks") == str(engine_count(GUIDE)), "the encoding stays"
+
+
+def test_a_tokenizer_with_the_pattern_of_a_tokenizer_in_wide_use_counts(app: AppTest) -> None:
+    """Llama 3's pattern (cl100k_base's) is one the app runs: the upload is taken and counts the chunks."""
+    data = split_tokenizer(LLAMA_3).encode()
+    app.file_uploader(key="hf_tokenizer").set_value(("llama.json", data, "application/json")).run()
+    assert not app.exception and not app.sidebar.error
+    tok = chunker.tokens.hf_tokenizer_from_json(data)
+    expected = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", tokenizer=tok, target=384, hard_cap=1024)
+    assert metric(app, "Chunks") == f"{len(expected):,}"
 
 
 def test_corpus_archive_members_are_plain_unique_names_one_per_upload(
