@@ -320,7 +320,8 @@ def _refuse_unknown_patterns(name: str, data: bytes) -> None:
     except UnicodeDecodeError:
         return
     if unknown:
-        first = repr(unknown[0]) if len(repr(unknown[0])) <= 80 else repr(unknown[0])[:77] + "…"
+        first = repr(unknown[0])
+        first = first if len(first) <= 80 else first[:77] + "…"
         more = f" and {len(unknown) - 1:,} more" if len(unknown) > 1 else ""
         raise chunker.TokenizerError(
             f"{name} runs a regular expression of its own ({first}{more}) that the app does not run: such a "

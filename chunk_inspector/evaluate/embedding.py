@@ -74,13 +74,14 @@ class EmbeddingRetriever:
             kept = {key: self._vectors[key] for key in dict.fromkeys(keys) if key in self._vectors}
             for key in kept:
                 self._vectors.move_to_end(key)
-        missing = list(dict.fromkeys(text for text, key in zip(texts, keys, strict=True) if key not in kept))
+        todo = {key: text for text, key in zip(texts, keys, strict=True) if key not in kept}  # each text's digest once
+        missing = list(todo.values())
         if missing:
             if progress is not None and accepts_progress(self.embed_unique):
                 rows = self.embed_unique(missing, progress=progress)
             else:  # (a subclass's embed_unique of its own may not take it)
                 rows = self.embed_unique(missing)
-            made = {key: row for key, row in zip(map(_digest, missing), rows, strict=True)}
+            made = dict(zip(todo, rows, strict=True))
             self._keep(made)
             kept.update(made)
         return np.stack([kept[key] for key in keys])
