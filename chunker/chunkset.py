@@ -12,6 +12,7 @@ from typing import Any, overload
 from chunker import fields
 from chunker.errors import ChunkerError
 from chunker.hierarchy import Hierarchy, Node, OutlineEntry, layer_records
+from chunker.shorten import quoted
 from chunker.spans import Span
 
 __all__ = ["BREADCRUMB_SEPARATOR", "FLAGS", "Chunk", "ChunkSet", "line_crumbs"]
@@ -157,7 +158,7 @@ class Chunk:
                 context_tokens=None if data.get("context_tokens") is None else fields.whole(data["context_tokens"]),
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise ChunkerError(f"malformed chunk {fields.shown(data.get('id', '?'))}: {exc}") from None
+            raise ChunkerError(f"malformed chunk {quoted(data.get('id', '?'))}: {exc}") from None
         body = len(chunk.markdown) - len(chunk.added_prefix) - len(chunk.added_suffix)
         if chunk.char_span[1] - chunk.char_span[0] != body:
             raise ChunkerError(

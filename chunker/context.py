@@ -11,11 +11,10 @@ import re
 from collections.abc import Sequence
 
 from chunker.chunkset import BREADCRUMB_SEPARATOR, line_crumbs
+from chunker.shorten import ELLIPSIS
 from chunker.tokens import Tokenizer
 
-__all__ = ["ELLIPSIS", "breadcrumb_line", "clause_number"]
-
-ELLIPSIS = "…"
+__all__ = ["breadcrumb_line", "clause_number"]
 
 # A clause number opens the title and is followed by a space or ends it:
 # - dotted numbers "5.1", "5.1.2" (a trailing dot allowed: "5.1.2. Scope");

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from chunker import fields
 from chunker.errors import ChunkerError
 from chunker.model import CacheSlot, Document
+from chunker.shorten import quoted
 from chunker.spans import Span
 
 __all__ = ["DOCUMENT_ID", "Hierarchy", "Node", "OutlineEntry", "UnknownNodeError", "layer_records", "outline"]
@@ -109,7 +110,7 @@ class OutlineEntry:
                 tokens=fields.whole(data["tokens"]),
             )
         except (KeyError, TypeError, ValueError) as exc:
-            raise ChunkerError(f"malformed outline entry {fields.shown(data.get('id', '?'))}: {exc}") from None
+            raise ChunkerError(f"malformed outline entry {quoted(data.get('id', '?'))}: {exc}") from None
 
 
 _OUTLINE: CacheSlot[tuple[OutlineEntry, ...]] = CacheSlot("outline")

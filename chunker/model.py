@@ -23,6 +23,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from chunker import fields
 from chunker.errors import ChunkerError
+from chunker.shorten import quoted
 from chunker.spans import SourceMap, Span
 from chunker.tokens import TextCounts, Tokenizer, TokenizerLike, get_tokenizer, names_a_file
 
@@ -493,7 +494,7 @@ class Document:
         fm_block = raw.get("front_matter_block")
         front_matter = raw.get("front_matter")
         if front_matter is not None and not isinstance(front_matter, dict):
-            raise TypeError(f"the front matter is an object or null, got {fields.shown(front_matter)}")
+            raise TypeError(f"the front matter is an object or null, got {quoted(front_matter)}")
         doc = cls(
             name=fields.text(raw["name"]),
             text=fields.text(raw["text"]),
@@ -619,11 +620,11 @@ def _check_read_back(doc: Document) -> None:
         is_root = section is doc.root
         heading = section.heading
         if (heading is None) != is_root or (heading is not None and heading.kind != "heading"):
-            raise ChunkerError(f"the section {fields.shown(section.title)} has no heading, or a block of another kind")
+            raise ChunkerError(f"the section {quoted(section.title)} has no heading, or a block of another kind")
         if section.level != (0 if heading is None else heading.level) or section.own_tokens < 0 or section.tokens < 0:
-            raise ChunkerError(f"the section {fields.shown(section.title)} has another level than its heading's")
+            raise ChunkerError(f"the section {quoted(section.title)} has another level than its heading's")
         if any(child.level <= section.level for child in section.children):
-            raise ChunkerError(f"a section under {fields.shown(section.title)} is not at a deeper level")
+            raise ChunkerError(f"a section under {quoted(section.title)} is not at a deeper level")
         stack.extend(section.children)
 
 

@@ -33,6 +33,7 @@ from chunk_inspector.app import cache, tokenizer_patterns, url_settings, view
 from chunk_inspector.app.url_settings import SIZES, SOURCES, TOKENIZERS
 from chunk_inspector.app.view import md_escape
 from chunker.decode import decode_markdown
+from chunker.shorten import quoted
 from chunker.tokens import HF_MEMORY_PREFIX, hf_tokenizer_from_json
 
 __all__ = [
@@ -320,8 +321,7 @@ def _refuse_unknown_patterns(name: str, data: bytes) -> None:
     except UnicodeDecodeError:
         return
     if unknown:
-        first = repr(unknown[0])
-        first = first if len(first) <= 80 else first[:77] + "…"
+        first = quoted(unknown[0], 80)
         more = f" and {len(unknown) - 1:,} more" if len(unknown) > 1 else ""
         raise chunker.TokenizerError(
             f"{name} runs a regular expression of its own ({first}{more}) that the app does not run: such a "

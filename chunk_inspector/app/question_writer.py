@@ -20,6 +20,7 @@ from chunk_inspector.app.view import md_escape
 from chunk_inspector.evaluate import authoring
 from chunk_inspector.evaluate.authoring import AuthoringError
 from chunk_inspector.evaluate.questions import KINDS, Question, QuestionSet, Reference
+from chunker.shorten import shorten
 from chunker.spans import line_bounds
 
 __all__ = ["HOW", "NAME", "STATE", "draw", "written"]
@@ -79,7 +80,7 @@ def _lines(text: str | None, refs: Sequence[Reference]) -> str:
 
 def _short(content: str) -> str:
     flat = " ⏎ ".join(line.strip() for line in content.splitlines() if line.strip())
-    return flat if len(flat) <= 90 else flat[:89] + "…"
+    return shorten(flat, 90)
 
 
 def _table(questions: Sequence[Question], documents: Mapping[str, str]) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from typing import Literal
 import chunker
 from chunk_inspector.app.view import PAGE_ROWS, plural, preview_box_css
 from chunk_inspector.revisions import DocumentDiff
+from chunker.shorten import shorten
 
 __all__ = ["PREVIEW_LINES", "Card", "cards", "cards_html"]
 
@@ -82,7 +83,7 @@ def cards_html(items: Sequence[Card], *, side: Literal["old", "new"], changes_on
         if card.state == "kept":
             preview = "\n".join(chunk.markdown.splitlines()[:PREVIEW_LINES])
         else:
-            preview = chunk.markdown if len(chunk.markdown) <= CHANGED_CHARS else chunk.markdown[:CHANGED_CHARS] + "…"
+            preview = shorten(chunk.markdown, CHANGED_CHARS)
         parts.append(
             f'<div class="rv-card rv-{card.state}" data-chunk="{chunk.id}" data-state="{card.state}" '
             f'style="background:{bg};border-left:5px solid {edge}">'

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import chunker
+from chunker.shorten import shorten
 
 __all__ = [
     "DEFAULTS",
@@ -106,7 +107,7 @@ class Checked:
 def _shown(raw: str) -> str:
     """A bad value as a note quotes it: printable, at most :data:`SHOWN` characters."""
     text = "".join(c if c.isprintable() else "\N{REPLACEMENT CHARACTER}" for c in raw)
-    return repr(text if len(text) <= SHOWN else text[: SHOWN - 1] + "…")
+    return repr(shorten(text, SHOWN))
 
 
 def _number(raw: str) -> float | None:

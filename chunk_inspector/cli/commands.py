@@ -58,6 +58,7 @@ from chunk_inspector.peers.chunkers import available_peers
 from chunk_inspector.revisions import diff_chunks
 from chunker import DEFAULT_STRATEGY
 from chunker.decode import decode_markdown
+from chunker.shorten import shorten
 
 __all__ = ["format_evaluations", "main", "read_markdown"]
 
@@ -390,7 +391,7 @@ def _main(args: list[str]) -> int:
         else:
             logging.getLogger(__name__).debug("internal error", exc_info=True)
         _error(
-            f"internal error: {type(exc).__name__}: {_clip(str(exc))} (a bug in chunker: please report it with "
+            f"internal error: {type(exc).__name__}: {shorten(str(exc), 300)} (a bug in chunker: please report it with "
             "the command; CHUNKER_DEBUG=1 shows the trace)"
         )
         return EXIT_INTERNAL
@@ -398,11 +399,7 @@ def _main(args: list[str]) -> int:
 
 def _error(message: str) -> None:
     """One ``error:`` line on stderr: the message's line breaks and control characters escaped."""
-    print(f"error: {printable(_clip(message, 2000))}", file=sys.stderr)
-
-
-def _clip(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    print(f"error: {printable(shorten(message, 2000))}", file=sys.stderr)
 
 
 def _chunk_options(ns: argparse.Namespace) -> chunker.ChunkOptions:

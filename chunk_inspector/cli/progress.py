@@ -22,6 +22,7 @@ from typing import TextIO
 
 from chunk_inspector.evaluate.progress import WINDOW, time_left
 from chunk_inspector.files import printable
+from chunker.shorten import shorten
 
 __all__ = ["Progress"]
 
@@ -108,7 +109,7 @@ class Progress:
         bar = f"[{'#' * filled}{' ' * (_BAR_WIDTH - filled)}] {self.done}/{self.total} {self.unit}"
         room = shutil.get_terminal_size((80, 24)).columns - len(bar) - 3
         name = printable(name)
-        shown = name if len(name) <= room else "…" + name[-(room - 1) :] if room > 1 else ""
+        shown = shorten(name, max(room, 0), keep="end")
         self.stream.write(f"\r\x1b[K{bar}  {shown}")
         self.stream.flush()
         self._drawn = True

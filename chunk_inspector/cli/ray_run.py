@@ -35,6 +35,7 @@ from chunk_inspector.cli.corpus import (
 from chunk_inspector.files import AtomicFile, FileRefused, display
 from chunk_inspector.pipelines.extras import require
 from chunk_inspector.pipelines.ray_data import PARQUET_FILE, error_row, schema
+from chunker.shorten import shorten
 
 __all__ = ["TASK_RETRIES", "check_reachable", "run_ray"]
 
@@ -194,7 +195,7 @@ def _first_line(exc: BaseException) -> str:
     """An exception as one short line (Ray's messages run to many lines, with tracebacks)."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     text = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
-    return text if len(text) <= 300 else text[:299] + "…"
+    return shorten(text, 300)
 
 
 _RESULT_FIELDS = ("index", "name", "error", "json", "jsonl", "layer_documents", "layer_sections", "layer_chunks")

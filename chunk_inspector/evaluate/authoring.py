@@ -30,6 +30,7 @@ from typing import Any
 
 from chunk_inspector.evaluate.questions import KINDS, Question, QuestionSet, Reference, read_question_set
 from chunker.errors import ChunkerError
+from chunker.shorten import quoted, shorten
 from chunker.spans import line_bounds
 
 __all__ = [
@@ -71,10 +72,9 @@ class Occurrence:
     after: str
 
     def label(self) -> str:
-        """``line N: …before[answer]after…`` on one line, the answer's line breaks shown as ``⏎``."""
-        shown = self.reference.content
-        if len(shown) > 60:
-            shown = shown[:40] + "…" + shown[-15:]
+        """``line N: …before[answer]after…`` on one line, the answer's line breaks shown as ``⏎``, an answer over
+        60 characters by its start and its end."""
+        shown = shorten(self.reference.content, 60, keep="both")
         flat = (self.before + "[" + shown + "]" + self.after).replace("\r\n", "⏎").replace("\n", "⏎").replace("\r", "⏎")
         return f"line {self.line}: …{flat}…"
 
@@ -187,7 +187,7 @@ def add_question(
         raise AuthoringError("no answer chosen: choose its lines, or paste its text and pick where it occurs")
     for ref in refs:
         if not (0 <= ref.start < ref.end <= len(text)) or text[ref.start : ref.end] != ref.content:
-            raise AuthoringError(f"an excerpt is no longer the text of {_short(document)} at {ref.start}–{ref.end}")
+            raise AuthoringError(f"an excerpt is no longer the text of {quoted(document)} at {ref.start}–{ref.end}")
     for a, b in pairwise(refs):
         if b.start < a.end:
             raise AuthoringError(
@@ -224,7 +224,7 @@ def apply_edits(questions: Sequence[Question], edits: Mapping[str, Any]) -> tupl
     ids = [q.id for q in out]
     twice = next((qid for qid in ids if ids.count(qid) > 1), None)
     if twice is not None:
-        raise AuthoringError(f"the id {_short(twice)} is used twice: ids name one question each")
+        raise AuthoringError(f"the id {quoted(twice)} is used twice: ids name one question each")
     return tuple(out)
 
 
@@ -255,17 +255,12 @@ def check(
     for q in questions:
         text = documents.get(q.document)
         if text is None:
-            problems.append(f"{q.id} is left out: {_short(q.document)} is not open or uploaded now")
+            problems.append(f"{q.id} is left out: {quoted(q.document)} is not open or uploaded now")
         elif any(text[r.start : r.end] != r.content for r in q.references):
-            problems.append(f"{q.id} is left out: {_short(q.document)} has changed, its answer is no longer there")
+            problems.append(f"{q.id} is left out: {quoted(q.document)} has changed, its answer is no longer there")
         else:
             good.append(q)
     if not good:
         return None, problems
     named = {q.document: documents[q.document] for q in good}
     return read_question_set(to_jsonl(good), "jsonl", named, name=name), problems
-
-
-def _short(value: str) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 60 else shown[:59] + "…"

@@ -35,6 +35,7 @@ from chunk_inspector.evaluate.embedding import EmbeddingRetriever, report_embedd
 from chunk_inspector.evaluate.progress import ProgressFn
 from chunk_inspector.files import FileRefused, display, read_bytes
 from chunker.errors import ChunkerError
+from chunker.shorten import shorten
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -194,8 +195,7 @@ def _load(path: str) -> Any:
         raise DenseUnavailable(f"the model at {display(path)} does not fit in memory") from None
     except Exception as exc:  # a broken folder: missing weights, a bad config; any of a dozen types
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        reason = first if len(first) <= 200 else first[:199] + "…"
-        raise DenseUnavailable(f"the model at {display(path)} cannot be loaded: {reason}") from None
+        raise DenseUnavailable(f"the model at {display(path)} cannot be loaded: {shorten(first, 200)}") from None
     finally:
         if bar:
             hf_logging.enable_progress_bar()

@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from chunk_inspector.files import DEFAULT_MAX_BYTES, FileRefused, display, is_unicode, read_bytes, under_root
 from chunker.errors import ChunkerError
+from chunker.shorten import quoted
 
 __all__ = [
     "KINDS",
@@ -49,7 +50,6 @@ __all__ = [
 
 KINDS = ("prose", "table", "code", "list", "heading_context", "multi_span")
 Format = Literal["jsonl", "csv"]
-_SHOWN = 60  # at most this many characters of a value from the set are quoted in a message
 
 
 class QuestionSetError(ChunkerError):
@@ -127,7 +127,7 @@ def load_question_set(path: Path, root: Path | None = None, *, max_bytes: int = 
             return raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise _Unreadable(
-                f"its document {_short(name)} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
+                f"its document {quoted(name)} is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
             ) from None
 
     return _parse(_text_of(data, path.name, max_bytes), fmt, path.name, read)
@@ -150,7 +150,7 @@ def read_question_set(
     def read(document: str) -> str:
         text = documents.get(document)
         if text is None:
-            raise _Unreadable(f"its document {_short(document)} is not among the documents given ({_names(documents)})")
+            raise _Unreadable(f"its document {quoted(document)} is not among the documents given ({_names(documents)})")
         return text
 
     return _parse(_text_of(data, name, max_bytes), fmt, name, read)
@@ -163,20 +163,11 @@ def format_of(filename: str) -> Format:
         return "jsonl"
     if lower.endswith(".csv"):
         return "csv"
-    raise QuestionSetError(f"{_short(filename)}: a question set is a .jsonl file or Chroma's questions_df.csv")
+    raise QuestionSetError(f"{quoted(filename)}: a question set is a .jsonl file or Chroma's questions_df.csv")
 
 
 class _Unreadable(Exception):
     """A document a question names cannot be read; the message says why (never what the file holds)."""
-
-
-def _short(value: object) -> str:
-    """``repr(value)``, cut to a readable length: values quoted in messages come from untrusted sets."""
-    try:
-        shown = repr(value)
-    except RecursionError:
-        return "(a value nested too deeply)"
-    return shown if len(shown) <= _SHOWN else shown[: _SHOWN - 1] + "…"
 
 
 def _names(documents: Mapping[str, str]) -> str:
@@ -208,7 +199,7 @@ def _parse(data: str, fmt: Format, name: str, read: Callable[[str], str]) -> Que
     for label, record in records:
         question = _question(label, record)
         if question.id in seen:
-            raise QuestionSetError(f"{label}: the id {_short(question.id)} is used twice")
+            raise QuestionSetError(f"{label}: the id {quoted(question.id)} is used twice")
         seen.add(question.id)
         text = documents.get(question.document)
         if text is None:
@@ -249,7 +240,7 @@ def _jsonl_records(data: str) -> list[tuple[str, dict[str, Any]]]:
             raise QuestionSetError(f"line {number}: not JSON ({exc})") from None
         if not isinstance(record, dict):
             raise QuestionSetError(f"line {number}: expected a JSON object, got {type(record).__name__}")
-        label = f"question {_short(record['id'])} (line {number})" if "id" in record else f"line {number}"
+        label = f"question {quoted(record['id'])} (line {number})" if "id" in record else f"line {number}"
         out.append((label, record))
     return out
 
@@ -302,7 +293,7 @@ def _question(label: str, record: Mapping[str, Any]) -> Question:
         raise QuestionSetError(f"{label}: 'document' must name a file")
     kind = record.get("kind")
     if kind is not None and (not isinstance(kind, str) or kind not in KINDS):
-        raise QuestionSetError(f"{label}: unknown kind {_short(kind)} (one of {', '.join(KINDS)})")
+        raise QuestionSetError(f"{label}: unknown kind {quoted(kind)} (one of {', '.join(KINDS)})")
     raw = record["references"]
     if not isinstance(raw, list) or not raw:
         raise QuestionSetError(f"{label}: 'references' must be a non-empty list")
@@ -335,7 +326,7 @@ def _check_references(label: str, question: Question, text: str) -> None:
         if not 0 <= ref.start < ref.end <= len(text):
             raise QuestionSetError(
                 f"{label}: reference offsets ({_bounded(ref.start)}, {_bounded(ref.end)}) are outside "
-                f"{_short(question.document)} ({len(text):,} characters)"
+                f"{quoted(question.document)} ({len(text):,} characters)"
             )
         found = text[ref.start : ref.end]
         if found != ref.content:

@@ -256,6 +256,16 @@ def test_a_too_large_or_malformed_tokenizer_is_one_clear_line(app: AppTest, data
     assert metric(app, "Chunks") == str(engine_count(GUIDE)), "the encoding stays"
 
 
+def test_a_long_refused_pattern_is_quoted_cut_to_eighty_characters() -> None:
+    """The refusal quotes the pattern's repr cut to 80 characters, the ellipsis the 80th (it was cut to 77 and
+    the ellipsis: 78)."""
+    pattern = "(a|" + "b" * 200 + ")*c"
+    with pytest.raises(chunker.TokenizerError) as refused:
+        frame._refuse_unknown_patterns("tok.json", split_tokenizer(pattern).encode())
+    quoted = str(refused.value).removeprefix("tok.json runs a regular expression of its own (").split(")")[0]
+    assert quoted == repr(pattern)[:79] + "…"
+
+
 def test_a_tokenizer_with_the_pattern_of_a_tokenizer_in_wide_use_counts(app: AppTest) -> None:
     """Llama 3's pattern (cl100k_base's) is one the app runs: the upload is taken and counts the chunks."""
     data = split_tokenizer(LLAMA_3).encode()
