@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "AtomicFile",
     "FileRefused",
+    "cut_name",
     "display",
     "is_unicode",
     "printable",
@@ -186,7 +187,7 @@ class AtomicFile:
 
     def __enter__(self) -> TextIO:
         folder = self.path.parent
-        stem = _short(self.path.name)
+        stem = cut_name(self.path.name, _TEMPORARY_STEM_BYTES)
         for attempt in range(100):
             tmp = folder / f".{stem}.{os.getpid()}.{attempt}.tmp"
             try:
@@ -213,12 +214,27 @@ class AtomicFile:
 _TEMPORARY_STEM_BYTES = 200
 
 
-def _short(name: str) -> str:
-    """``name`` cut to :data:`_TEMPORARY_STEM_BYTES` bytes as the file system stores it (never inside a character)."""
-    data = os.fsencode(name)
-    if len(data) <= _TEMPORARY_STEM_BYTES:
-        return name
-    return os.fsdecode(data[:_TEMPORARY_STEM_BYTES].decode("utf-8", "ignore").encode("utf-8"))
+def cut_name(name: str, max_bytes: int) -> str:
+    """The longest start of the file name ``name`` that takes at most ``max_bytes`` bytes as the file system
+    stores it, never cut inside a character.
+
+    A name is stored as UTF-8, but one read from the file system may hold bytes that are not UTF-8, each kept
+    as a surrogate escape (``"\\udcff"`` for the byte 0xff): such a byte counts one and is kept as it was, so
+    the start still names the same bytes. Any other lone surrogate counts the three bytes it would take. A
+    name that must be valid UTF-8 (a zip member) replaces its surrogates before it is cut.
+    """
+    size = 0
+    for end, char in enumerate(name):
+        size += _name_bytes(char)
+        if size > max_bytes:
+            return name[:end]
+    return name
+
+
+def _name_bytes(text: str) -> int:
+    """The bytes ``text`` takes in a file name: UTF-8, a surrogate escape the one byte it stands for."""
+    escapes = sum(1 for c in text if "\udc80" <= c <= "\udcff")
+    return len(text.encode("utf-8", "surrogatepass")) - 2 * escapes
 
 
 def write_text(path: Path, text: str) -> None:

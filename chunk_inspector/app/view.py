@@ -28,6 +28,7 @@ import pandas as pd
 
 import chunker
 from chunk_inspector.evaluate.progress import ProgressFn
+from chunk_inspector.files import cut_name
 from chunker.chunkset import BREADCRUMB_SEPARATOR
 from chunker.optimal import CostTerms
 from chunker.tokens import HF_MEMORY_PREFIX
@@ -133,8 +134,11 @@ def md_escape(text: object) -> str:
     return _MD_PUNCTUATION.sub(r"\\\1", text)
 
 
-# Characters no file name in an archive should hold: path separators, what Windows refuses, the unprinted.
-_UNSAFE_IN_NAME = re.compile(r'[\x00-\x1f\x7f-\x9f<>:"/\\|?*\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+')
+# Characters no file name in an archive should hold: path separators, what Windows refuses, the unprinted, and
+# surrogates (an undecodable byte of a name, JSON's "\ud800"), which UTF-8, a zip member's encoding, cannot hold.
+_UNSAFE_IN_NAME = re.compile(
+    r'[\x00-\x1f\x7f-\x9f<>:"/\\|?*\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]+'
+)
 _WINDOWS_DEVICES = frozenset(
     ["CON", "PRN", "AUX", "NUL", *(f"COM{n}" for n in range(10)), *(f"LPT{n}" for n in range(10))]
 )
@@ -155,7 +159,7 @@ def archive_names(names: Sequence[str], suffix: str = "", reserved: Iterable[str
     for name in names:
         base = unicodedata.normalize("NFC", re.split(r"[/\\]", str(name))[-1])
         base = _UNSAFE_IN_NAME.sub("_", base).strip(" .")[:NAME_CHARS]
-        base = base.encode("utf-8", "surrogatepass")[:NAME_BYTES].decode("utf-8", "ignore").strip(" .") or "document"
+        base = cut_name(base, NAME_BYTES).strip(" .") or "document"
         stem, ext = os.path.splitext(base)
         if stem.split(".")[0].upper() in _WINDOWS_DEVICES:
             stem = f"_{stem}"
