@@ -35,8 +35,10 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "AtomicFile",
     "FileRefused",
+    "check_name",
     "cut_name",
     "display",
+    "has_control",
     "is_unicode",
     "printable",
     "read_bytes",
@@ -81,6 +83,22 @@ def is_unicode(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character: NUL, a line break, a tab, a terminal escape, DEL."""
+    return any(ord(c) < 32 or c == "\x7f" for c in text)
+
+
+def check_name(path: Path, name: str) -> None:
+    """Refuse, with :class:`FileRefused`, a file whose name cannot name a document: ``path`` (as the user gave
+    it, or a directory run's relative path) is not valid UTF-8, which JSON cannot hold, or ``name`` (what names
+    the document in its chunk set) holds a control character, which would stand in every chunk's breadcrumb
+    and in the output's file name. The message names ``path`` and says to rename it; nothing is read."""
+    if not utf8_name(path):
+        raise FileRefused(f"{display(path)}: its name is not valid UTF-8 (rename the file to chunk it)")
+    if has_control(name):
+        raise FileRefused(f"{display(path)}: its name holds a control character (rename the file to chunk it)")
 
 
 def _kind(mode: int) -> str:
@@ -147,7 +165,7 @@ def under_root(root: Path, name: str) -> Path:
     character, and resolve (links followed) to a path inside ``root``'s own resolved path.
     Nothing is opened here.
     """
-    if not name or any(ord(c) < 32 or c == "\x7f" for c in name):
+    if not name or has_control(name):
         raise FileRefused(f"{name!r} is not a file name (empty, or it holds a control character)")
     if os.path.isabs(name) or name.startswith(("\\", "~")):
         raise FileRefused(f"{name!r} is an absolute path: documents are named relative to the set's root")

@@ -342,6 +342,49 @@ def test_a_single_file_whose_name_is_not_utf8_is_one_line(tmp_path: Path) -> Non
     assert "bad\\xff.md: its name is not valid UTF-8" in one_error_line(result.stderr)
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_names_with_control_characters_are_skipped_in_a_directory_run_with_one_line_each(
+    tmp_path: Path, jobs: str
+) -> None:
+    """A file named with a line break or a terminal escape was skipped with the question sets' wording ("'a\\nb.md'
+    is not a file name (empty, or it holds a control character)"): it is one line naming the file escaped and
+    what to do, worded as the name that is not UTF-8 is; every other document is written."""
+    src, out = make_docs(tmp_path / "docs"), tmp_path / "out"
+    (src / "new\nline.md").write_text(DOC, encoding="utf-8")
+    (src / "red\x1b[31m.md").write_text(DOC, encoding="utf-8")
+    result = cli(src, "-o", out, "--jobs", jobs)
+    assert result.returncode == 1, result.stderr
+    assert "\x1b" not in result.stderr and "Traceback" not in result.stderr
+    skipped = [line for line in result.stderr.splitlines() if line.startswith("skipped: ")]
+    assert skipped == [
+        "skipped: new\\nline.md: its name holds a control character (rename the file to chunk it)",
+        "skipped: red\\x1b[31m.md: its name holds a control character (rename the file to chunk it)",
+    ]
+    assert sorted(p.name for p in out.iterdir()) == ["a.md.json", "chunks.jsonl", "m.md.json", "z.md.json"]
+
+
+def test_a_single_file_named_with_a_control_character_is_refused_as_in_a_directory_run(tmp_path: Path) -> None:
+    """`chunker FILE` chunked a file its directory run skips, and echoed its name raw (a terminal escape ran):
+    it is refused in the same words, escaped, and nothing is written. A control character in a folder above
+    it does not name the document: that file is chunked, its name escaped in what is said."""
+    bad = tmp_path / "red\x1b[31m.md"
+    bad.write_text(DOC, encoding="utf-8")
+    result = cli(bad, "-o", tmp_path / "out.json")
+    assert result.returncode == 2
+    assert one_error_line(result.stderr).endswith(
+        "red\\x1b[31m.md: its name holds a control character (rename the file to chunk it)"
+    )
+    assert not (tmp_path / "out.json").exists()
+    folder = tmp_path / "tab\tfolder"
+    folder.mkdir()
+    (folder / "guide.md").write_text(DOC, encoding="utf-8")
+    result = cli(folder / "guide.md", "-o", folder / "out\x1b[31m.json")
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stderr and "\t" not in result.stderr
+    assert "tab\\tfolder/guide.md written to " in result.stderr and "out\\x1b[31m.json" in result.stderr
+    assert (folder / "out\x1b[31m.json").is_file()
+
+
 def test_utf16_files_are_named_as_such_with_the_fix(tmp_path: Path) -> None:
     (tmp_path / "wide.md").write_bytes("# Wide text\n\nHello.\n".encode("utf-16"))
     line = one_error_line(cli(tmp_path / "wide.md").stderr)

@@ -46,11 +46,11 @@ from chunk_inspector.files import (
     DEFAULT_MAX_BYTES,
     MB,
     FileRefused,
+    check_name,
     display,
     printable,
     read_bytes,
     same_file,
-    utf8_name,
     write_texts,
 )
 from chunk_inspector.files import write_text as _atomic_write
@@ -73,9 +73,12 @@ class CliError(Exception):
 
 def read_markdown(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """Read a Markdown file as text, with a clear message for every way that can fail: a special file,
-    a file over ``max_bytes``, a name or content that is not UTF-8, binary content."""
-    if not utf8_name(path):
-        raise CliError(f"{display(path)}: its name is not valid UTF-8 (rename the file to chunk it)")
+    a file over ``max_bytes``, a name that cannot name a document (:func:`~chunk_inspector.files.check_name`),
+    content that is not UTF-8, binary content."""
+    try:
+        check_name(path, path.name)
+    except FileRefused as exc:
+        raise CliError(str(exc)) from None
     try:
         data = read_bytes(path, max_bytes=max_bytes)
     except FileRefused as exc:
@@ -435,7 +438,10 @@ def _chunk(ns: argparse.Namespace) -> int:
     if ns.layers:
         _write_layers(ns.output, chunks.layers_jsonl())
         if not ns.quiet:
-            print(f"{len(chunks)} chunks from {ns.path}: layers written to {ns.output}", file=sys.stderr)
+            print(
+                printable(f"{len(chunks)} chunks from {display(ns.path)}: layers written to {display(ns.output)}"),
+                file=sys.stderr,
+            )
         return 0
     out = chunks.to_jsonl() if ns.format == "jsonl" else chunks.to_json()
     if ns.output is None:
@@ -443,7 +449,10 @@ def _chunk(ns: argparse.Namespace) -> int:
     else:
         _write(ns.output, out)
         if not ns.quiet:
-            print(f"{len(chunks)} chunks from {ns.path} written to {ns.output}", file=sys.stderr)
+            print(
+                printable(f"{len(chunks)} chunks from {display(ns.path)} written to {display(ns.output)}"),
+                file=sys.stderr,
+            )
     return 0
 
 
@@ -510,7 +519,7 @@ def _corpus(ns: argparse.Namespace) -> int:
     finally:
         progress.close()
     if not ns.quiet:
-        print(summary.line(out), file=sys.stderr)
+        print(printable(summary.line(out)), file=sys.stderr)
     return EXIT_FAILURES if summary.failures else 0
 
 
@@ -537,7 +546,7 @@ def _ray(ns: argparse.Namespace, options: chunker.ChunkOptions, output: Output, 
     finally:
         progress.close()
     if not ns.quiet:
-        print(summary.line(ns.output), file=sys.stderr)
+        print(printable(summary.line(ns.output)), file=sys.stderr)
     return EXIT_FAILURES if summary.failures else 0
 
 

@@ -39,10 +39,10 @@ from chunk_inspector.files import (
     DEFAULT_MAX_BYTES,
     AtomicFile,
     FileRefused,
+    check_name,
     display,
     read_bytes,
     under_root,
-    utf8_name,
     write_text,
 )
 from chunk_inspector.pipelines.ray_data import PARQUET_FILE
@@ -149,8 +149,7 @@ def read_document(root: Path, rel: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> 
     """The bytes of ``root / rel``: a regular file inside ``root``, within ``max_bytes``; else
     :class:`FileRefused` naming the file and the reason (for a folder :func:`find_markdown` could not
     read, why)."""
-    if not utf8_name(rel):
-        raise FileRefused(f"{display(rel)}: its name is not valid UTF-8 (rename the file to chunk it)")
+    check_name(rel, rel.as_posix())
     path = under_root(root, rel.as_posix())
     if path.is_dir():
         try:
