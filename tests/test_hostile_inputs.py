@@ -833,12 +833,14 @@ def test_a_hard_cap_of_billions_costs_what_the_document_costs(tmp_path: Path) ->
         (["-k", "0"], "argument -k: expected a whole number of chunks, 1 or more, got '0'"),
         (["--budget", "-100"], "argument --budget: expected a whole number of tokens, 1 or more, got '-100'"),
         (["--overlap", "-1"], "argument --overlap: expected a whole number of tokens, 0 or more, got '-1'"),
+        (["-k", "9" * 50], "argument -k: expected a whole number of chunks, 1 or more, got '" + "9" * 28 + "…"),
     ],
 )
 def test_eval_refuses_counts_below_their_least(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], said: str
 ) -> None:
-    """``-k 0`` retrieved nothing and ``--budget -100`` reported a recall of 1.000: both are usage errors now."""
+    """``-k 0`` retrieved nothing and ``--budget -100`` reported a recall of 1.000: both are usage errors now. A
+    long value is quoted cut short, the cut marked (it was cut to 20 characters without a mark)."""
     (tmp_path / "a.md").write_text(DOC, encoding="utf-8")
     (tmp_path / "set.jsonl").write_text(
         json.dumps({"id": "q1", "question": "What?", "document": "a.md", "answer": "Hello"}) + "\n", encoding="utf-8"

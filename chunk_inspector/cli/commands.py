@@ -58,7 +58,7 @@ from chunk_inspector.peers.chunkers import available_peers
 from chunk_inspector.revisions import diff_chunks
 from chunker import DEFAULT_STRATEGY
 from chunker.decode import decode_markdown
-from chunker.shorten import shorten
+from chunker.shorten import quoted, shorten
 
 __all__ = ["format_evaluations", "main", "read_markdown"]
 
@@ -122,7 +122,7 @@ def _whole_number(least: int, expected: str) -> Callable[[str], int]:
         except ValueError:
             number = None
         if number is None or number < least:
-            raise argparse.ArgumentTypeError(f"expected {expected}, got {value[:20]!r}")
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {quoted(value, 30)}")
         return number
 
     return parse

@@ -35,7 +35,7 @@ from chunk_inspector.evaluate.embedding import EmbeddingRetriever, report_embedd
 from chunk_inspector.evaluate.progress import ProgressFn
 from chunk_inspector.files import FileRefused, display, read_bytes
 from chunker.errors import ChunkerError
-from chunker.shorten import shorten
+from chunker.shorten import quoted, shorten
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -142,7 +142,7 @@ def _check_modules(folder: Path, shown: str) -> list[dict[str, Any]]:
         kind, where = module.get("type"), module.get("path", "")
         if not isinstance(kind, str) or not kind.startswith("sentence_transformers."):
             raise DenseUnavailable(
-                f"{shown}: its modules.json names a module outside sentence-transformers ({str(kind)[:80]!r}); "
+                f"{shown}: its modules.json names a module outside sentence-transformers ({quoted(kind, 80)}); "
                 "a model's own code is never run here"
             )
         if not isinstance(where, str) or Path(where).is_absolute() or ".." in Path(where).parts:
