@@ -16,6 +16,8 @@ the files and names they point at are not. So:
   and rename it into place, so a reader sees the old file or the whole new one, never a
   half-written or empty one; an interrupted write leaves nothing behind.
 - :func:`display` shows a path whose name is not valid UTF-8 with ``\\xNN`` escapes.
+- :func:`check_name` refuses a file whose name cannot name a document (not UTF-8, a control character), and
+  :func:`cut_name` cuts a name to a byte length between characters, undecodable bytes kept as they were.
 """
 
 from __future__ import annotations
