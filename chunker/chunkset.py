@@ -12,8 +12,8 @@ from typing import Any, overload
 from chunker import fields
 from chunker.errors import ChunkerError
 from chunker.hierarchy import Hierarchy, Node, OutlineEntry, layer_records
-from chunker.shorten import quoted
 from chunker.spans import Span
+from chunker.wording import quoted
 
 __all__ = ["BREADCRUMB_SEPARATOR", "FLAGS", "Chunk", "ChunkSet", "line_crumbs"]
 

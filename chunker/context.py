@@ -11,8 +11,8 @@ import re
 from collections.abc import Sequence
 
 from chunker.chunkset import BREADCRUMB_SEPARATOR, line_crumbs
-from chunker.shorten import ELLIPSIS
 from chunker.tokens import Tokenizer
+from chunker.wording import ELLIPSIS
 
 __all__ = ["breadcrumb_line", "clause_number"]
 

@@ -3,15 +3,15 @@
 JSON read back may come from anywhere (docs/SECURITY.md): a field of another type, a number JSON writes as
 ``1e400`` (infinity once read), or a span that runs backwards is refused here with a ``TypeError`` or a
 ``ValueError``, which each reader turns into its :class:`~chunker.errors.ChunkerError`. A value is quoted in a
-message cut short (:func:`chunker.shorten.quoted`).
+message cut short (:func:`chunker.wording.quoted`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from chunker.shorten import quoted
 from chunker.spans import Span
+from chunker.wording import quoted
 
 __all__ = ["optional_text", "span", "text", "texts", "whole"]
 

@@ -26,8 +26,8 @@ from typing import Any, Protocol
 from chunker import fields
 from chunker.errors import ChunkerError
 from chunker.model import CacheSlot, Document
-from chunker.shorten import quoted
 from chunker.spans import Span
+from chunker.wording import quoted
 
 __all__ = ["DOCUMENT_ID", "Hierarchy", "Node", "OutlineEntry", "UnknownNodeError", "layer_records", "outline"]
 

@@ -23,9 +23,9 @@ from typing import Any, Generic, TypeVar, cast
 
 from chunker import fields
 from chunker.errors import ChunkerError
-from chunker.shorten import quoted
 from chunker.spans import SourceMap, Span
 from chunker.tokens import TextCounts, Tokenizer, TokenizerLike, get_tokenizer, names_a_file
+from chunker.wording import quoted
 
 __all__ = ["Block", "BlockSpans", "CacheSlot", "Document", "DocumentCaches", "Section"]
 

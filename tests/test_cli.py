@@ -175,7 +175,7 @@ def test_directory_summary_counts_documents_chunks_tokens_warnings_and_failures(
     warnings = sum(1 for s in sets for c in s if c.flags)
     assert warnings > 0  # the cut table is flagged
     assert summary_line(result.stderr) == (
-        f"summary: 4 documents, {chunks} chunks, {tokens} tokens, {warnings} warnings (chunks with flags), "
+        f"summary: 4 documents, {chunks:,} chunks, {tokens:,} tokens, {warnings:,} warnings (chunks with flags), "
         f"2 failures; written to {out}"
     )
 
@@ -461,3 +461,12 @@ def test_bad_engine_option_values_are_usage_errors_before_any_work(tmp_path: Pat
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and any(name in result.stderr for name in ("overlap", "min-tokens"))
     assert not out.exists()
+
+
+def test_the_written_line_counts_one_chunk_as_one(tmp_path: Path) -> None:
+    path, out = tmp_path / "note.md", tmp_path / "note.json"
+    path.write_text("# Note\n\nOne short paragraph.\n", encoding="utf-8")
+    result = cli(path, "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip() == f"1 chunk from {path} written to {out}"
+    assert len(json.loads(out.read_text(encoding="utf-8"))["chunks"]) == 1

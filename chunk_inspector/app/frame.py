@@ -33,8 +33,8 @@ from chunk_inspector.app import cache, tokenizer_patterns, url_settings, view
 from chunk_inspector.app.url_settings import SIZES, SOURCES, TOKENIZERS
 from chunk_inspector.app.view import md_escape
 from chunker.decode import decode_markdown
-from chunker.shorten import quoted
 from chunker.tokens import HF_MEMORY_PREFIX, hf_tokenizer_from_json
+from chunker.wording import quoted
 
 __all__ = [
     "MARKDOWN_KINDS",

@@ -20,8 +20,8 @@ from chunk_inspector.app.view import md_escape
 from chunk_inspector.evaluate import authoring
 from chunk_inspector.evaluate.authoring import AuthoringError
 from chunk_inspector.evaluate.questions import KINDS, Question, QuestionSet, Reference
-from chunker.shorten import shorten
 from chunker.spans import line_bounds
+from chunker.wording import shorten
 
 __all__ = ["HOW", "NAME", "STATE", "draw", "written"]
 

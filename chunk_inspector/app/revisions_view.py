@@ -15,7 +15,7 @@ from typing import Literal
 import chunker
 from chunk_inspector.app.view import PAGE_ROWS, plural, preview_box_css
 from chunk_inspector.revisions import DocumentDiff
-from chunker.shorten import shorten
+from chunker.wording import shorten
 
 __all__ = ["PREVIEW_LINES", "Card", "cards", "cards_html"]
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import chunker
-from chunker.shorten import shorten
+from chunker.wording import shorten
 
 __all__ = [
     "DEFAULTS",

@@ -32,6 +32,7 @@ from chunk_inspector.files import cut_name
 from chunker.chunkset import BREADCRUMB_SEPARATOR
 from chunker.optimal import CostTerms
 from chunker.tokens import HF_MEMORY_PREFIX
+from chunker.wording import plural
 
 __all__ = [
     "CHUNK_TOKENS_HELP",
@@ -80,12 +81,6 @@ PALETTE = (
     ("#fde8e8", "#d64545"),
     ("#e3f4f6", "#1f93a8"),
 )
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``n`` and the word that counts it, one or many, the number with thousands separators:
-    ``1 chunk``, ``0 chunks``, ``3,275 chunks``."""
-    return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
 # What a sum of the chunks' tokens counts, and why it is not the document's count (the metrics' help).

@@ -58,7 +58,7 @@ from chunk_inspector.peers.chunkers import available_peers
 from chunk_inspector.revisions import diff_chunks
 from chunker import DEFAULT_STRATEGY
 from chunker.decode import decode_markdown
-from chunker.shorten import quoted, shorten
+from chunker.wording import plural, quoted, shorten
 
 __all__ = ["format_evaluations", "main", "read_markdown"]
 
@@ -439,7 +439,9 @@ def _chunk(ns: argparse.Namespace) -> int:
         _write_layers(ns.output, chunks.layers_jsonl())
         if not ns.quiet:
             print(
-                printable(f"{len(chunks)} chunks from {display(ns.path)}: layers written to {display(ns.output)}"),
+                printable(
+                    f"{plural(len(chunks), 'chunk')} from {display(ns.path)}: layers written to {display(ns.output)}"
+                ),
                 file=sys.stderr,
             )
         return 0
@@ -450,7 +452,7 @@ def _chunk(ns: argparse.Namespace) -> int:
         _write(ns.output, out)
         if not ns.quiet:
             print(
-                printable(f"{len(chunks)} chunks from {display(ns.path)} written to {display(ns.output)}"),
+                printable(f"{plural(len(chunks), 'chunk')} from {display(ns.path)} written to {display(ns.output)}"),
                 file=sys.stderr,
             )
     return 0

@@ -47,6 +47,7 @@ from chunk_inspector.files import (
 )
 from chunk_inspector.pipelines.ray_data import PARQUET_FILE
 from chunker.decode import decode_markdown
+from chunker.wording import plural
 
 __all__ = [
     "LAYER_FILES",
@@ -105,14 +106,11 @@ class CorpusSummary:
 
     def line(self, out: Path) -> str:
         return (
-            f"summary: {_n(self.documents, 'document')}, {_n(self.chunks, 'chunk')}, {_n(self.tokens, 'token')}, "
-            f"{_n(self.warnings, 'warning')} (chunks with flags), {_n(len(self.failures), 'failure')}; "
+            f"summary: {plural(self.documents, 'document')}, {plural(self.chunks, 'chunk')}, "
+            f"{plural(self.tokens, 'token')}, "
+            f"{plural(self.warnings, 'warning')} (chunks with flags), {plural(len(self.failures), 'failure')}; "
             f"written to {display(out)}"
         )
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def find_markdown(root: Path, exclude: Path | None = None) -> list[Path]:

@@ -22,7 +22,7 @@ from typing import TextIO
 
 from chunk_inspector.evaluate.progress import WINDOW, time_left
 from chunk_inspector.files import printable
-from chunker.shorten import shorten
+from chunker.wording import shorten
 
 __all__ = ["Progress"]
 

@@ -35,7 +35,7 @@ from chunk_inspector.cli.corpus import (
 from chunk_inspector.files import AtomicFile, FileRefused, display
 from chunk_inspector.pipelines.extras import require
 from chunk_inspector.pipelines.ray_data import PARQUET_FILE, error_row, schema
-from chunker.shorten import shorten
+from chunker.wording import shorten
 
 __all__ = ["TASK_RETRIES", "check_reachable", "run_ray"]
 

@@ -30,8 +30,8 @@ from typing import Any
 
 from chunk_inspector.evaluate.questions import KINDS, Question, QuestionSet, Reference, read_question_set
 from chunker.errors import ChunkerError
-from chunker.shorten import quoted, shorten
 from chunker.spans import line_bounds
+from chunker.wording import quoted, shorten
 
 __all__ = [
     "MAX_ANSWER_CHARS",

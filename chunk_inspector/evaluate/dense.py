@@ -35,7 +35,7 @@ from chunk_inspector.evaluate.embedding import EmbeddingRetriever, report_embedd
 from chunk_inspector.evaluate.progress import ProgressFn
 from chunk_inspector.files import FileRefused, display, read_bytes
 from chunker.errors import ChunkerError
-from chunker.shorten import quoted, shorten
+from chunker.wording import quoted, shorten
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from chunk_inspector.files import DEFAULT_MAX_BYTES, FileRefused, display, is_unicode, read_bytes, under_root
 from chunker.errors import ChunkerError
-from chunker.shorten import quoted
+from chunker.wording import quoted
 
 __all__ = [
     "KINDS",

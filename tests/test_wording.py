@@ -1,4 +1,4 @@
-"""chunker.shorten: the one way a message cuts what it shows to a length."""
+"""chunker.wording: the one way a message cuts what it shows to a length."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chunker.shorten import ELLIPSIS, quoted, shorten
+from chunker.wording import ELLIPSIS, plural, quoted, shorten
 
 
 def test_a_text_within_the_limit_is_returned_as_it_is() -> None:
@@ -97,3 +97,10 @@ def test_quoted_names_a_value_too_deep_to_repr_without_raising() -> None:
     for _ in range(100_000):
         deep = [deep]
     assert quoted(deep) == "(a value nested too deeply)"
+
+
+def test_plural_counts_one_or_many_with_thousands_separators() -> None:
+    assert plural(1, "chunk") == "1 chunk"
+    assert plural(0, "chunk") == "0 chunks"
+    assert plural(3275, "chunk") == "3,275 chunks"
+    assert plural(2, "query", "queries") == "2 queries"

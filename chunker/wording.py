@@ -1,14 +1,16 @@
-"""A value shown in a message, cut short: :func:`shorten` for text, :func:`quoted` for any value's ``repr``.
+"""How a message words what it shows: a value cut short (:func:`shorten` for text, :func:`quoted` for any
+value's ``repr``) and a count with its word (:func:`plural`).
 
-In: a text (or any value) and a length in characters. Out: a text of at most that many characters, ``"…"``
-marking where it was cut. The engine's messages and every layer above it cut what they quote through here.
+``shorten`` and ``quoted`` take a text (or any value) and a length in characters and give a text of at most
+that many characters, ``"…"`` marking where it was cut. The engine's messages and every layer above it
+(the CLI, the evaluation, the app) word what they quote and count through here.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["ELLIPSIS", "QUOTED", "quoted", "shorten"]
+__all__ = ["ELLIPSIS", "QUOTED", "plural", "quoted", "shorten"]
 
 ELLIPSIS = "…"
 QUOTED = 60  # characters of a value a message quotes by default (:func:`quoted`)
@@ -45,6 +47,12 @@ def quoted(value: object, limit: int = QUOTED) -> str:
     except RecursionError:
         return "(a value nested too deeply)"
     return shorten(shown, limit)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``n`` and the word that counts it, one or many (``many``, else ``word`` + "s"), the number with thousands
+    separators: ``1 chunk``, ``0 chunks``, ``3,275 chunks``."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
 def _splits_pair(text: str, cut: int) -> bool:
