@@ -6,7 +6,7 @@ files (each reported on stderr with its path and reason, the rest written); 2 fo
 a usage error or a bad input (bad path, binary or non-UTF-8 single file, a special
 file, a file over the size limit, bad limits or options, unknown tokenizer, a
 malformed question set), printed as one ``error:`` line on stderr; 3 for an error of
-our own (a bug), also one line; 130 when interrupted. Never a traceback
+our own (a bug), also one line; 130 when interrupted; 143 when stopped by SIGTERM. Never a traceback
 (``CHUNKER_DEBUG=1`` shows one for a bug). Every path is untrusted input: see
 docs/SECURITY.md.
 """
@@ -133,14 +133,18 @@ _some_tokens = _whole_number(0, "a whole number of tokens, 0 or more")  # may be
 _jobs = _whole_number(0, "a number of processes (0 = all cores)")
 
 
+# The exit statuses every command shares (docs/cli.md, "Exit status"), after each command's own.
+_EXIT_TAIL = "3 a bug (CHUNKER_DEBUG=1 shows the trace); 130 interrupted (Ctrl-C); 143 stopped by SIGTERM."
+
 _TOKENIZER_HELP = (
     "tiktoken encoding or model name, or the path to a Hugging Face tokenizer.json "
     "(recorded as hf:PATH; default cl100k_base)"
 )
 
 
-def _add_chunking(parser: argparse.ArgumentParser) -> None:
-    """The engine's limits and options (``chunker.chunk``'s keywords), shared by chunking and ``eval``."""
+def _add_chunking(parser: argparse.ArgumentParser, walks: bool = True) -> None:
+    """The engine's limits and options (``chunker.chunk``'s keywords), shared by chunking and ``eval``
+    (``walks``: as :func:`_add_max_size` takes it)."""
     limits = parser.add_argument_group("chunking")
     limits.add_argument(
         "--target",
@@ -177,7 +181,7 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
         "--no-repeat-table-header", action="store_true", help="later pieces of a cut table do not repeat its header"
     )
     limits.add_argument("--include-front-matter", action="store_true", help="chunk the front matter too")
-    _add_max_size(parser)
+    _add_max_size(parser, walks)
     limits.add_argument(
         "--strategy",
         choices=chunker.STRATEGIES,
@@ -188,14 +192,15 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_max_size(parser: argparse.ArgumentParser) -> None:
+def _add_max_size(parser: argparse.ArgumentParser, walks: bool = True) -> None:
+    """``--max-size``; ``walks``: the command also reads folders, where a larger file is skipped, not refused."""
     parser.add_argument(
         "--max-size",
         type=_megabytes,
         default=DEFAULT_MAX_BYTES,
         metavar="MB",
-        help=f"largest file read, in MiB (default {DEFAULT_MAX_BYTES // MB}); larger files are refused, or skipped "
-        "in a directory run",
+        help=f"largest file read, in MiB (default {DEFAULT_MAX_BYTES // MB}); larger files are refused"
+        + (", or skipped in a directory run" if walks else ""),
     )
 
 
@@ -204,9 +209,11 @@ def _chunk_parser() -> argparse.ArgumentParser:
         prog="chunker",
         description="Chunk a Markdown file (JSON on stdout or -o FILE) or every .md/.markdown file under a "
         "directory (-o OUT: one JSON per document, chunks.jsonl, a summary). "
-        "Use `chunker tree FILE` to print a file's heading tree with token counts.",
-        epilog="Exit status: 0 all chunked; 1 some files of a directory were skipped (see stderr); "
-        "2 usage error (bad path, input or option); 130 interrupted.",
+        "Also: `chunker tree FILE` prints a file's heading tree with token counts, `chunker eval QUESTIONS` "
+        "measures how well the chunks retrieve, `chunker diff OLD NEW` says which chunks two revisions share "
+        "(each has its own --help).",
+        epilog="Exit status: 0 all chunked; 1 some files of a directory were skipped (see stderr) or a --ray run "
+        "has error rows; 2 usage error (bad path, input or option); " + _EXIT_TAIL,
     )
     parser.add_argument("path", type=_path, metavar="FILE|DIR", help="Markdown file, or a directory to walk")
     _add_chunking(parser)
@@ -248,9 +255,13 @@ def _chunk_parser() -> argparse.ArgumentParser:
 
 
 def _tree_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="chunker tree", description="Print the heading tree with own and subtree token counts.")
+    parser = _Parser(
+        prog="chunker tree",
+        description="Print the heading tree with own and subtree token counts.",
+        epilog="Exit status: 0 printed; 2 usage error (bad path, input or option); " + _EXIT_TAIL,
+    )
     parser.add_argument("file", type=_path, help="Markdown file")
-    _add_max_size(parser)
+    _add_max_size(parser, walks=False)
     parser.add_argument("--tokenizer", default="cl100k_base", help=_TOKENIZER_HELP)
     parser.add_argument("--hard-cap", type=_tokens, default=None, help="mark sections whose subtree exceeds this")
     return parser
@@ -262,7 +273,7 @@ def _eval_parser() -> argparse.ArgumentParser:
         description="How well the chunks retrieve: chunk every document of a question set, index them all "
         "together, and print recall, precision and IoU at k and within a token budget (docs/evaluation.md), "
         "averaged and per kind of question.",
-        epilog="Exit status: 0 measured; 2 usage error (bad question set, path or option).",
+        epilog="Exit status: 0 measured; 2 usage error (bad question set, path or option); " + _EXIT_TAIL,
     )
     parser.add_argument("questions", type=_path, help="question set: a .jsonl file, or Chroma's questions_df.csv")
     parser.add_argument(
@@ -308,7 +319,7 @@ def _eval_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--format", choices=("table", "json"), default="table", help="table (default) or json")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    _add_chunking(parser)
+    _add_chunking(parser, walks=False)  # a set's documents are named one by one: one too large refuses the set
     return parser
 
 
@@ -319,7 +330,7 @@ def _diff_parser() -> argparse.ArgumentParser:
         "relative path) and say which chunks of NEW are kept (an OLD chunk has the same content_sha256), "
         "added, and which of OLD are removed, with the tokens an index that skips seen content re-embeds.",
         epilog="Exit status: 0 compared; 1 some documents of a folder were skipped (see stderr); "
-        "2 usage error (bad path, input or option).",
+        "2 usage error (bad path, input or option); " + _EXIT_TAIL,
     )
     parser.add_argument("old", type=_path, metavar="OLD", help="the old revision: a Markdown file or a folder")
     parser.add_argument("new", type=_path, metavar="NEW", help="the new revision: a file, or a folder if OLD is one")
