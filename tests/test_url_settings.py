@@ -210,3 +210,27 @@ def test_docs_app_md_gives_the_defaults_the_app_opens_at() -> None:
     for name in ("strategy", "overlap", "min_tokens", "tokenizer"):
         row = next(line for line in rows if line.startswith(f"| `{name}` |"))
         assert row.rstrip(" |").rsplit("|", 1)[1].strip().strip("`") == str(getattr(LinkSettings(), name))
+
+
+def test_docs_app_md_gives_the_values_each_parameter_takes() -> None:
+    """docs/app.md's table of link parameters lists, for each, the values the sidebar offers."""
+    rows = (Path(__file__).resolve().parents[1] / "docs" / "app.md").read_text(encoding="utf-8").splitlines()
+
+    def values(start: str) -> str:
+        return next(line for line in rows if line.startswith(start)).split("|")[2].strip()
+
+    assert values("| `source` |").replace("`", "").split(", ") == list(SOURCES)
+    assert set(values("| `strategy` |").replace("`", "").split(", ")) == set(chunker.STRATEGIES)
+    assert values("| `hard_cap`, `target` |").split(": ", 1)[1].split(", ") == [str(s) for s in SIZES]
+    assert values("| `overlap` |").strip() == f"0 … {MAX_OVERLAP}"
+    assert values("| `min_tokens` |").strip() == f"0 … {MAX_MIN_TOKENS}"
+    settings_line = next(line for line in rows if line.startswith("- **Settings**: tokenizer ("))
+    assert settings_line.split("(", 1)[1].split(")", 1)[0].split(", ") == list(TOKENIZERS)
+    row = next(line for line in rows if line.startswith("| `repeat_table_header`, `breadcrumb_in_budget` |"))
+    assert row.rstrip(" |").rsplit("|", 1)[1].replace("`", "").strip() == "true, false"
+    assert (LinkSettings().repeat_table_header, LinkSettings().breadcrumb_in_budget) == (True, False)
+    assert (
+        next(line for line in rows if line.startswith("| `source` |"))
+        .rstrip(" |")
+        .endswith(f"`{LinkSettings().source}`")
+    )
