@@ -97,7 +97,13 @@ def chunk_with(doc: Document, options: ChunkOptions) -> ChunkSet:
     """Pack a parsed document with ``options``: the passes of the method, in order.
 
     Raises :class:`~chunker.errors.ConfigError` when ``options`` name a tokenizer other than the one the
-    document was counted with (its counts would not be the tokenizer's)."""
+    document was counted with (its counts would not be the tokenizer's), and :class:`TypeError` when ``doc`` is
+    not a Document (Markdown text goes to :func:`chunker.chunk_markdown`, or through :func:`chunker.parse`)."""
+    if not isinstance(doc, Document):
+        raise TypeError(
+            f"chunk() takes a Document from chunker.parse(text), not {type(doc).__name__}: "
+            "for Markdown text, call chunker.chunk_markdown(text) (or chunker.chunk(chunker.parse(text)))"
+        )
     if options.tokenizer is not None and tokenizer_name(options.tokenizer) != doc.tokenizer.name:
         raise ConfigError(
             f"these options count with {options.tokenizer!r}, but the document was parsed with "

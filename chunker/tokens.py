@@ -610,7 +610,8 @@ def _load_encoding(name: str) -> Any:
             raise TokenizerError(
                 f"unknown tokenizer {name!r}: give a tiktoken encoding "
                 f"({', '.join(sorted(n for n in tiktoken.list_encoding_names() if not n.endswith('_offline')))}), "
-                f"an OpenAI model name such as 'gpt-4o', or a callable str -> int"
+                f"an OpenAI model name such as 'gpt-4o', the path to a Hugging Face tokenizer.json (a name ending "
+                f"in .json), or a callable str -> int"
             ) from None
     local = f"{encoding_name}_offline"
     if local in tiktoken.list_encoding_names():

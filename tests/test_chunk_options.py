@@ -101,3 +101,13 @@ def test_options_that_name_another_tokenizer_than_the_documents_are_refused() ->
     assert chunker.chunk_markdown(TEXT, "guide.md", options=one).config["tokenizer"] == "cl100k_base"
     with pytest.raises(chunker.ConfigError, match="either options"):
         chunker.chunk_markdown(TEXT, "guide.md", options=one, overlap=2)
+
+
+@pytest.mark.parametrize("given", ["# Guide\n\nText.\n", b"# Guide\n", None])
+def test_chunk_given_anything_but_a_document_says_what_to_pass(given: object) -> None:
+    """chunker.chunk(text), the first thing many try, is refused naming chunk_markdown (it was an AttributeError
+    about a missing 'blocks')."""
+    with pytest.raises(TypeError, match=r"takes a Document from chunker\.parse\(text\).*chunk_markdown"):
+        chunker.chunk(given)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"chunk_markdown"):
+        chunker.chunk_with(given, chunker.ChunkOptions())  # type: ignore[arg-type]

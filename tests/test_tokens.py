@@ -120,6 +120,13 @@ def test_unknown_name_raises_naming_it() -> None:
         get_tokenizer("no-such-encoding")
 
 
+def test_an_unknown_name_is_told_every_kind_of_tokenizer_a_name_can_give() -> None:
+    """A name that is neither an encoding nor a model (a model folder, a tokenizer.json path without its suffix) is
+    told that a path ending in .json is read as a tokenizer.json, the form `--tokenizer` offers besides names."""
+    with pytest.raises(chunker.TokenizerError, match=r"'models/bge-small'.*gpt-4o.*tokenizer\.json.*\.json"):
+        get_tokenizer("models/bge-small")
+
+
 def test_encoding_that_cannot_load_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     """An encoding whose file cannot be fetched raises TokenizerError naming the encoding and the fix."""
     import tiktoken
