@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 
 import chunker
+from chunk_inspector.cli.commands import main
 from chunk_inspector.pipelines.extras import METADATA_KEYS, MissingExtraError
 from tests.readme_snippets import doc_blocks
 
@@ -89,6 +91,19 @@ def test_options_reach_the_engine_and_bad_ones_raise_at_once() -> None:
         MarkdownChunkSplitter(target=600, hard_cap=512)
 
 
+def test_langchains_own_size_names_are_refused_naming_ours() -> None:
+    """RecursiveCharacterTextSplitter(chunk_size=…, chunk_overlap=…) swapped for ours: one ConfigError naming
+    hard_cap and overlap (it was a TypeError about ChunkOptions.__init__, which the caller never called)."""
+    with pytest.raises(chunker.ConfigError, match=r"unknown option chunk_size=: give hard_cap="):
+        MarkdownChunkSplitter(chunk_size=512)
+    with pytest.raises(chunker.ConfigError, match=r"unknown option chunk_overlap=: give overlap="):
+        MarkdownChunkSplitter(hard_cap=512, chunk_overlap=50)
+    with pytest.raises(chunker.ConfigError, match=r"unknown option colour=: the options are target, hard_cap"):
+        MarkdownChunkSplitter(colour="red")
+    splitter = MarkdownChunkSplitter(target=256, hard_cap=512, overlap=50)
+    assert (splitter._chunk_size, splitter._chunk_overlap) == (512, 50)  # what LangChain reads: ours
+
+
 def test_transform_documents_is_split_documents() -> None:
     splitter = MarkdownChunkSplitter(target=256, hard_cap=512)
     docs = [Document(page_content=TEXT, metadata={"source": "p.md"})]
@@ -109,3 +124,22 @@ def test_readme_snippet_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None
     exec(compile(snippet, "README.md", "exec"), namespace)
     assert namespace["meta"]["id"] == "c2"
     assert namespace["texts"] == [d.page_content for d in namespace["docs"]]
+
+
+def test_the_folder_snippet_gives_the_chunks_of_a_directory_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """docs/pipelines.md, "A folder of Markdown files": the snippet runs as written and its Documents are the
+    records of `chunker sample_docs -o OUT`'s chunks.jsonl, document by document, chunk by chunk."""
+    (snippet,) = doc_blocks("docs/pipelines.md", "## A folder of Markdown files")
+    monkeypatch.chdir(ROOT)
+    namespace: dict[str, Any] = {}
+    exec(compile(snippet, "docs/pipelines.md", "exec"), namespace)
+    assert main(["sample_docs", "-o", str(tmp_path / "out"), "-q"]) == 0
+    lines = (tmp_path / "out" / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines]
+    assert len({r["document"] for r in records}) > 3
+    documents = namespace["chunks"]
+    assert [(d.metadata["document"], d.metadata["id"], d.page_content) for d in documents] == [
+        (r["document"], r["id"], r["markdown"]) for r in records
+    ]

@@ -40,6 +40,8 @@ def test_is_a_node_parser_with_checked_options() -> None:
     assert isinstance(MarkdownChunkNodeParser.from_defaults(), NodeParser)
     with pytest.raises(chunker.ConfigError):
         MarkdownChunkNodeParser.from_defaults(target=600, hard_cap=512)
+    with pytest.raises(chunker.ConfigError, match=r"unknown option chunk_size=: give hard_cap="):
+        MarkdownChunkNodeParser.from_defaults(chunk_size=512)  # LlamaIndex's name for it: refused naming ours
 
 
 def test_chunk_nodes_carry_offsets_and_metadata() -> None:

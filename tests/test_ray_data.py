@@ -87,6 +87,8 @@ class TestChunkRows:
     def test_bad_options_raise_on_the_driver(self) -> None:
         with pytest.raises(chunker.ConfigError):
             ChunkRows(target=600, hard_cap=512)
+        with pytest.raises(chunker.ConfigError, match=r"unknown option chunk_overlap=: give overlap="):
+            ChunkRows(chunk_overlap=50)  # the frameworks' name for it: refused naming ours
 
     def test_flat_map_and_map_batches_give_the_same_rows(self) -> None:
         """The same callable works row by row (flat_map) and on batches (map_batches, arrow or numpy)."""

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from types import ModuleType
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import chunker
 from chunker.errors import ChunkerError
 
-__all__ = ["METADATA_KEYS", "MissingExtraError", "chunk_metadata", "options_of", "require"]
+__all__ = ["METADATA_KEYS", "MissingExtraError", "check_keywords", "chunk_metadata", "options_of", "require"]
 
 METADATA_KEYS = (
     "document",
@@ -72,6 +73,25 @@ def chunk_metadata(chunks: chunker.ChunkSet, chunk: chunker.Chunk) -> dict[str, 
     }
 
 
+# The frameworks' own names for two of our options (a TextSplitter's or a NodeParser's chunk_size and
+# chunk_overlap): each option has one name here, so these are refused naming ours (docs/pipelines.md).
+_THEIR_NAMES = {
+    "chunk_size": "hard_cap= (the most tokens a chunk may have) and target= (the size chunks are packed to)",
+    "chunk_overlap": "overlap= (tokens of whole sentences shared by consecutive chunks)",
+}
+
+
+def check_keywords(keywords: dict[str, Any]) -> None:
+    """Raise :class:`chunker.ConfigError` for a keyword that is not an option of :class:`chunker.ChunkOptions`,
+    naming ours for the frameworks' ``chunk_size`` and ``chunk_overlap`` (not Python's TypeError about
+    ``ChunkOptions.__init__``, which the caller never called)."""
+    known = [f.name for f in dataclasses.fields(chunker.ChunkOptions)]
+    for key in keywords:
+        if key not in known:
+            fix = f"give {_THEIR_NAMES[key]}" if key in _THEIR_NAMES else f"the options are {', '.join(known)}"
+            raise chunker.ConfigError(f"unknown option {key}=: {fix}")
+
+
 def options_of(
     options: chunker.ChunkOptions | None, tokenizer: chunker.TokenizerLike, keywords: dict[str, Any]
 ) -> chunker.ChunkOptions:
@@ -84,6 +104,7 @@ def options_of(
         if tokenizer is not None and options.tokenizer is not None and tokenizer != options.tokenizer:
             raise chunker.ConfigError("give the tokenizer either in the options or as tokenizer=, not both")
     else:
+        check_keywords(keywords)
         options = chunker.ChunkOptions(tokenizer=tokenizer if isinstance(tokenizer, str) else None, **keywords)
     chunker.get_tokenizer(tokenizer if tokenizer is not None else options.tokenizer)
     return options

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import chunker
-from chunk_inspector.pipelines.extras import require
+from chunk_inspector.pipelines.extras import check_keywords, require
 from chunker.decode import decode_markdown
 
 __all__ = ["JSONL_FILE", "PARQUET_FILE", "ROW_FIELDS", "ChunkRows", "error_row", "schema"]
@@ -95,6 +95,7 @@ class ChunkRows:
     ) -> None:
         if options is not None and (keywords or tokenizer is not None):
             raise chunker.ConfigError("give either a ChunkOptions or its keywords, not both")
+        check_keywords(keywords)
         named = tokenizer if isinstance(tokenizer, str) else None
         self.options = options or chunker.ChunkOptions(tokenizer=named, **keywords)
         # What parses on the workers (a name travels better than a loaded tokenizer): checked here, loaded there.
