@@ -11,6 +11,7 @@ import pytest
 
 import chunker
 from chunk_inspector.cli.commands import main
+from tests.readme_snippets import doc_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -145,3 +146,29 @@ def test_json_md_names_every_field_of_a_layer_record() -> None:
     rest = (DOCS / "json.md").read_text(encoding="utf-8").split("A chunk record then has the other fields of a chunk")
     others = re.findall(r"`(\w+)`", rest[1].split(")", 1)[0])
     assert list(layers["chunks"][0]) == common + others
+
+
+def test_evaluation_md_python_snippet_runs_as_written(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/evaluation.md §4's Python example (a list item's indented fence): it runs from the repository root and
+    prints the recall within the budget, then the misses it names."""
+    from chunk_inspector.evaluate.metrics import Contender, evaluate
+    from chunk_inspector.evaluate.questions import load_question_set
+    from chunk_inspector.evaluate.retrievers import get_retriever
+
+    (snippet,) = doc_blocks("docs/evaluation.md", "## §4 Where it shows")
+    monkeypatch.chdir(ROOT)
+    namespace: dict[str, object] = {}
+    exec(compile(snippet, "docs/evaluation.md", "exec"), namespace)
+    questions = load_question_set(ROOT / "sample_docs" / "questions.jsonl", ROOT / "sample_docs")
+    result = evaluate(questions, Contender.engine(chunker.ChunkOptions(256, 512)), get_retriever("bm25"))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{result.mean()['recall@budget']} {{")
+    assert [line.split()[0] for line in lines[1:]] == [miss.question.id for miss in result.misses()[:3]]
+
+
+def test_evaluation_md_shows_a_line_of_the_bundled_question_set() -> None:
+    (example,) = doc_blocks("docs/evaluation.md", "## §1 Question sets", "json")
+    first = (ROOT / "sample_docs" / "questions.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    assert example == first + "\n"
