@@ -115,14 +115,14 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_bytes(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+def read_bytes(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES, shown: Path | None = None) -> bytes:
     """The bytes of the regular file at ``path``, at most ``max_bytes`` of them.
 
-    Raises :class:`FileRefused` (the message names the path and the reason) for a missing or
-    unreadable path, a directory, a FIFO, a device or a socket, and a file over the limit.
-    Never blocks on a FIFO, never reads more than ``max_bytes + 1`` bytes.
+    Raises :class:`FileRefused` (the message names the path, or ``shown``, the same file as the user named
+    it, and the reason) for a missing or unreadable path, a directory, a FIFO, a device or a socket, and a
+    file over the limit. Never blocks on a FIFO, never reads more than ``max_bytes + 1`` bytes.
     """
-    name = display(path)
+    name = display(shown if shown is not None else path)
     if "\x00" in str(path):
         raise FileRefused(f"{name!r}: a file name cannot hold a NUL character")
     try:

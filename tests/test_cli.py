@@ -470,3 +470,14 @@ def test_the_written_line_counts_one_chunk_as_one(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip() == f"1 chunk from {path} written to {out}"
     assert len(json.loads(out.read_text(encoding="utf-8"))["chunks"]) == 1
+
+
+def test_a_file_over_max_size_is_skipped_named_as_the_walk_found_it(tmp_path: Path) -> None:
+    """`skipped: PATH reason` names the file as DIR was given (docs/docs/guide.md), like every other skip line; an
+    over-size file was named by its resolved absolute path."""
+    (tmp_path / "docs" / "docs").mkdir(parents=True)
+    (tmp_path / "docs" / "docs" / "guide.md").write_text("# Guide\n\n" + "word " * 400 + "\n", encoding="utf-8")
+    (tmp_path / "docs" / "small.md").write_text("# Small\n", encoding="utf-8")
+    done = cli("docs", "-o", "out", "--max-size", "0.001", "-q", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == ["skipped: docs/docs/guide.md is 2,010 bytes, over the limit of 1,048 bytes"]

@@ -157,10 +157,11 @@ def read_document(root: Path, rel: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> 
                 f"{display(root / rel)}: cannot read the folder ({exc.strerror or exc}): its files were not chunked"
             ) from None
         raise FileRefused(f"{display(root / rel)} is a folder that could not be read when the files were listed")
+    listed = path == Path(os.path.realpath(root)) / rel  # not a link: named as the walk listed it, not resolved
     try:
-        return read_bytes(path, max_bytes=max_bytes)
+        return read_bytes(path, max_bytes=max_bytes, shown=root / rel if listed else None)
     except FileRefused as exc:
-        if path == Path(os.path.abspath(root / rel)):
+        if listed:
             raise
         raise FileRefused(f"{display(root / rel)} → {exc}") from None  # a link: named as listed, then its target
 
