@@ -108,7 +108,11 @@ class ChunkOptions:
                 f"a cut code block needs room for its fences"
             )
         if hard_cap < target:
-            raise ConfigError(f"hard_cap ({hard_cap}) must be at least target ({target})")
+            default = " (the default target)" if target == DEFAULT_TARGET else ""
+            raise ConfigError(
+                f"hard_cap ({hard_cap}) must be at least target ({target}{default}): "
+                f"give a target of at most {hard_cap} too"
+            )
         if overlap < 0:
             raise ConfigError(f"overlap must be 0 or more tokens, got overlap={overlap}")
         if overlap * 2 >= hard_cap:

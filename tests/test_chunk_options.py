@@ -111,3 +111,22 @@ def test_chunk_given_anything_but_a_document_says_what_to_pass(given: object) ->
         chunker.chunk(given)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"chunk_markdown"):
         chunker.chunk_with(given, chunker.ChunkOptions())  # type: ignore[arg-type]
+
+
+def test_a_hard_cap_under_the_default_target_says_to_give_a_target_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--hard-cap 256` alone, the first thing a MiniLM user tries, is refused by the default target (384): the
+    message says what to add, not only what is wrong."""
+    with pytest.raises(
+        chunker.ConfigError,
+        match=r"hard_cap \(256\) must be at least target \(384 \(the default target\)\): give a target of at most "
+        r"256 too",
+    ):
+        chunker.ChunkOptions(hard_cap=256)
+    source = tmp_path / "guide.md"
+    source.write_text(TEXT, encoding="utf-8")
+    assert main([str(source), "--hard-cap", "256"]) == 2
+    assert "give a target of at most 256 too" in capsys.readouterr().err
+    with pytest.raises(chunker.ConfigError, match=r"at least target \(900\): give a target of at most 100 too$"):
+        chunker.ChunkOptions(900, 100)
