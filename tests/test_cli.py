@@ -481,3 +481,18 @@ def test_a_file_over_max_size_is_skipped_named_as_the_walk_found_it(tmp_path: Pa
     done = cli("docs", "-o", "out", "--max-size", "0.001", "-q", cwd=tmp_path)
     assert done.returncode == 1
     assert done.stderr.splitlines() == ["skipped: docs/docs/guide.md is 2,010 bytes, over the limit of 1,048 bytes"]
+
+
+def test_a_mistyped_command_is_named_not_read_as_a_missing_file(tmp_path: Path) -> None:
+    """`chunker evl set.jsonl` said 'unrecognized arguments: set.jsonl' (evl taken for a file); it now names the
+    command meant. A name that exists, or reads as a file name, is still a file."""
+    (tmp_path / "set.jsonl").write_text("", encoding="utf-8")
+    done = cli("evl", "set.jsonl", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: 'evl' is no file or folder, nor a command: did you mean `chunker eval`?\n",
+    )
+    assert cli("gide.md", cwd=tmp_path).stderr == "error: gide.md: no such file\n"
+    (tmp_path / "tre").write_text("# A file named like a command's typo\n", encoding="utf-8")
+    done = cli("tre", cwd=tmp_path)
+    assert done.returncode == 0 and json.loads(done.stdout)["document"]["name"] == "tre"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import json
 import logging
 import os
@@ -371,8 +372,22 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+_COMMANDS = ("tree", "eval", "diff")
+
+
+def _mistyped_command(arg: str) -> str | None:
+    """The command ``arg`` is a typo of (``evl``: ``eval``), when it names no file or folder and holds no dot or
+    slash (a missing ``guide.md`` stays a missing file); else None."""
+    if arg in _COMMANDS or arg.startswith("-") or "." in arg or "/" in arg or os.path.lexists(arg):
+        return None
+    close = difflib.get_close_matches(arg.lower(), _COMMANDS, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def _main(args: list[str]) -> int:
     try:
+        if args and (command := _mistyped_command(args[0])) is not None:
+            raise CliError(f"{args[0]!r} is no file or folder, nor a command: did you mean `chunker {command}`?")
         if args and args[0] == "tree":
             return _tree(_tree_parser().parse_args(args[1:]))
         if args and args[0] == "eval":
