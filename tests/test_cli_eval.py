@@ -193,3 +193,23 @@ def test_a_dense_eval_reports_its_embedding_on_stderr(tmp_path: Path, capsys: py
     percents = [int(line.split("(")[1].split("%")[0]) for line in lines[:-1]]
     assert percents == sorted(percents) and percents[-1] < 100
     assert lines[-1] == "1/1 chunkers (100%)"
+
+
+def test_a_refused_document_is_named_as_the_set_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Under the folder given (here the set's own, the current one), not by its resolved absolute path."""
+    line = {
+        "id": "q1",
+        "document": "gone.md",
+        "question": "Where?",
+        "references": [{"content": "a", "start_index": 0, "end_index": 1}],
+    }
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "set.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["eval", "docs/set.jsonl", "-q"]) == 2
+    assert (
+        capsys.readouterr().err
+        == "error: question 'q1' (line 1): its document is refused: docs/gone.md: no such file\n"
+    )

@@ -28,6 +28,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,7 +120,10 @@ def load_question_set(path: Path, root: Path | None = None, *, max_bytes: int = 
 
     def read(name: str) -> str:
         try:
-            raw = read_bytes(under_root(folder, name), max_bytes=max_bytes)
+            target = under_root(folder, name)
+            # Named as the set names it, under the folder given, unless a link led elsewhere: then where it led.
+            listed = target == Path(os.path.realpath(folder)) / name
+            raw = read_bytes(target, max_bytes=max_bytes, shown=folder / name if listed else None)
         except FileRefused as exc:
             raise _Unreadable(f"its document is refused: {exc}") from None
         try:
