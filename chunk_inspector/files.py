@@ -47,6 +47,7 @@ __all__ = [
     "same_file",
     "under_root",
     "utf8_name",
+    "write_output",
     "write_text",
     "write_texts",
 ]
@@ -260,6 +261,25 @@ def _name_bytes(text: str) -> int:
 def write_text(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically (:class:`AtomicFile`)."""
     with AtomicFile(path) as out:
+        out.write(text)
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write ``text`` to the output file a user named (``-o``), as a shell's redirection would write it.
+
+    A device or a named pipe (``/dev/null``, ``/dev/stdout``, a FIFO) is written to, never replaced: renaming a
+    temporary file over it, as :func:`write_text` does, would put a regular file where ``/dev/null`` was. A link
+    to a regular file writes that file atomically and keeps the link. Anything else is :func:`write_text`.
+    """
+    try:
+        info = os.stat(path)  # follows links: /dev/stdout is one, to /proc/self/fd/1
+    except (FileNotFoundError, NotADirectoryError):
+        write_text(path, text)
+        return
+    if stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode):  # a folder: the rename refuses it
+        write_text(Path(os.path.realpath(path)) if path.is_symlink() else path, text)
+        return
+    with open(path, "w", encoding="utf-8", newline="") as out:
         out.write(text)
 
 

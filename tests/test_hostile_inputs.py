@@ -11,8 +11,10 @@ import io
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -309,6 +311,35 @@ def test_an_output_that_is_the_input_is_refused_and_the_input_kept(tmp_path: Pat
     assert "would overwrite the input" in one_error_line(cli(src / "documents.jsonl", "--layers", "-o", src).stderr)
     assert "is the input folder" in one_error_line(cli(src, "-o", src).stderr)
     assert (src / "a.md").read_bytes() == before
+
+
+def test_an_output_that_is_a_device_a_pipe_or_a_link_is_written_through_not_replaced(tmp_path: Path) -> None:
+    """`chunker guide.md -o /dev/null`, run as root, once renamed a regular file over /dev/null (and `-o
+    /dev/stdout` over the link /dev/stdout): the output is written to a device or a pipe as a redirection
+    would, and a link to a file writes that file, the link kept. A device node made here stands for /dev/null."""
+    src = make_docs(tmp_path / "docs")
+    null = tmp_path / "null"
+    try:
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device node needs root (the tests run as root in CI)")
+    assert cli(src / "a.md", "-o", null).returncode == 0
+    assert stat.S_ISCHR(null.lstat().st_mode)
+
+    pipe, got = tmp_path / "pipe", []
+    os.mkfifo(pipe)
+    reader = threading.Thread(target=lambda: got.append(pipe.read_text(encoding="utf-8")), daemon=True)
+    reader.start()
+    assert cli(src / "a.md", "-o", pipe).returncode == 0
+    reader.join(10)
+    assert stat.S_ISFIFO(pipe.lstat().st_mode)
+    assert got and chunker.ChunkSet.from_json(got[0]).document["name"] == "a.md"
+
+    real, link = tmp_path / "real.json", tmp_path / "link.json"
+    real.write_text("old", encoding="utf-8")
+    link.symlink_to(real)
+    assert cli(src / "a.md", "-o", link).returncode == 0
+    assert link.is_symlink() and chunker.ChunkSet.from_json(real.read_text(encoding="utf-8"))
 
 
 def test_an_interrupted_write_leaves_the_old_file_and_no_temporary_one(tmp_path: Path) -> None:

@@ -52,9 +52,9 @@ from chunk_inspector.files import (
     printable,
     read_bytes,
     same_file,
+    write_output,
     write_texts,
 )
-from chunk_inspector.files import write_text as _atomic_write
 from chunk_inspector.peers.chunkers import available_peers
 from chunk_inspector.revisions import diff_chunks
 from chunker import DEFAULT_STRATEGY
@@ -485,9 +485,10 @@ def _chunk(ns: argparse.Namespace) -> int:
 
 
 def _write(path: Path, text: str) -> None:
-    """Write atomically: a reader never sees a half-written or empty output (docs/SECURITY.md)."""
+    """Write atomically: a reader never sees a half-written or empty output; a device or a pipe (``-o /dev/null``)
+    is written to, not replaced (docs/SECURITY.md)."""
     try:
-        _atomic_write(path, text)
+        write_output(path, text)
     except OSError as exc:
         raise CliError(f"cannot write {display(path)}: {exc.strerror or exc}") from None
 
