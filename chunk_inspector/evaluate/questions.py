@@ -118,9 +118,12 @@ def load_question_set(path: Path, root: Path | None = None, *, max_bytes: int = 
     if not folder.is_dir():
         raise QuestionSetError(f"the documents' folder {display(folder)} does not exist (give --root DIR)")
 
+    names: dict[tuple[int, int], str] = {}  # each file read once: (device, inode) -> the name it was read by
+
     def read(name: str) -> str:
         try:
             target = under_root(folder, name)
+            _one_name(names, target, name)
             # Named as the set names it, under the folder given, unless a link led elsewhere: then where it led.
             listed = target == Path(os.path.realpath(folder)) / name
             raw = read_bytes(target, max_bytes=max_bytes, shown=folder / name if listed else None)
@@ -135,6 +138,20 @@ def load_question_set(path: Path, root: Path | None = None, *, max_bytes: int = 
             ) from None
 
     return _parse(_text_of(data, path.name, max_bytes), fmt, path.name, read)
+
+
+def _one_name(names: dict[tuple[int, int], str], path: Path, name: str) -> None:
+    """Refuse a second name for a file already read (``./guide.md``, ``sub/../guide.md``, a link beside it):
+    each name would be read, held and chunked as a document of its own, so a set of a few kilobytes that
+    names one large file forty ways once took 6 GB and five minutes, and counted one document as forty."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return  # reading it says why
+    key = (info.st_dev, info.st_ino)
+    first = names.setdefault(key, name)
+    if first != name:
+        raise FileRefused(f"{_short(name)} is {_short(first)} under another name: name each document one way")
 
 
 def read_question_set(
