@@ -754,6 +754,34 @@ def test_a_folder_named_as_a_file_of_the_run_is_a_failure_and_the_rest_written(t
     assert documents == ["a.md", "m.md", "z.md"]
 
 
+def test_a_folder_named_as_a_file_of_the_run_in_another_case_is_a_failure_too(tmp_path: Path) -> None:
+    """On macOS or Windows `CHUNKS.JSONL/` is the folder `chunks.jsonl/`: the run would end unable to write
+    chunks.jsonl. It is refused in any letter case, as in the file system's own."""
+    src, out = make_docs(tmp_path / "docs"), tmp_path / "out"
+    (src / "CHUNKS.JSONL").mkdir()
+    (src / "CHUNKS.JSONL" / "b.md").write_text("# B\n\nb\n", encoding="utf-8")
+    result = cli(src, "-o", out)
+    assert result.returncode == 1 and "CHUNKS.JSONL/b.md: its JSON would go to" in result.stderr
+    assert "summary: 3 documents" in result.stderr and not (out / "CHUNKS.JSONL").exists()
+
+
+def test_two_documents_whose_json_is_one_file_on_the_output_are_a_failure_not_a_loss(tmp_path: Path) -> None:
+    """`Guide.md` and `guide.md` (or the NFC and NFD spellings of `café.md`) are two files on Linux and one on a
+    macOS or Windows output folder: the second JSON once replaced the first, exit 0, one document silently gone.
+    A link in the output (out/b -> out/a) makes two names one file here in the same way."""
+    src, out = tmp_path / "docs", tmp_path / "out"
+    for folder in ("a", "b"):
+        (src / folder).mkdir(parents=True)
+        (src / folder / "x.md").write_text(f"# {folder}\n\nText of {folder}.\n", encoding="utf-8")
+    (out / "a").mkdir(parents=True)
+    (out / "b").symlink_to(out / "a")
+    result = cli(src, "-o", out)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "b/x.md: its JSON would go to" in result.stderr and "the file a/x.md's JSON was written to" in result.stderr
+    assert chunker.ChunkSet.from_json((out / "a" / "x.md.json").read_text("utf-8")).document["name"] == "a/x.md"
+    assert "summary: 1 document," in result.stderr
+
+
 def test_a_link_to_a_special_file_is_named_as_listed(tmp_path: Path) -> None:
     src, out = make_docs(tmp_path / "docs"), tmp_path / "out"
     os.mkfifo(src / "pipe.md")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import signal
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from contextlib import ExitStack
@@ -313,6 +314,7 @@ class OutputWriter:
         self.next = 0
         self._stack = ExitStack()
         self.streams: dict[str, TextIO] = {}
+        self.written: dict[tuple[int, int], str] = {}  # (device, inode) of each JSON written -> its document
         # What the run writes besides each document's JSON (and Ray's Parquet file): no document's JSON goes there.
         self.own_files = {out / CHUNKS_FILE, out / PARQUET_FILE}
         if layers:
@@ -352,11 +354,19 @@ class OutputWriter:
             self._fail(result.error)
             return
         target = output_path(self.out, Path(result.name))
-        taken = next((p for p in self.own_files if p == target or p in target.parents), None)
+        taken = next((p for p in self.own_files if _one_name(p) in map(_one_name, (target, *target.parents))), None)
         if taken is not None:  # a folder of the input named as one of the run's own files (chunks.jsonl/)
             self._fail(
                 f"{result.name}: its JSON would go to {display(target)}, where the run writes "
                 f"{display(taken)}: rename its folder to chunk it"
+            )
+            return
+        first = self.written.get(_file_id(target) or (-1, -1))
+        if first is not None:  # Guide.md beside guide.md, written to a file system that takes them as one name
+            self._fail(
+                f"{result.name}: its JSON would go to {display(target)}, the file {first}'s JSON was written to "
+                "(the output's file system takes the two names as one: letter case, Unicode normalisation): "
+                "rename one to chunk both"
             )
             return
         try:
@@ -365,6 +375,9 @@ class OutputWriter:
         except OSError as exc:
             self._fail(f"{result.name}: cannot write {display(target)}: {exc.strerror or exc}")
             return
+        written = _file_id(target)
+        if written is not None:
+            self.written[written] = result.name
         self.summary.documents += 1
         self.summary.chunks += result.chunks
         self.summary.tokens += result.tokens
@@ -372,3 +385,17 @@ class OutputWriter:
         self.streams["chunks"].write(result.jsonl)
         for key, text in result.layers.items():
             self.streams[f"layer:{key}"].write(text)
+
+
+def _one_name(path: Path) -> str:
+    """``path`` as a file system that folds letter case and Unicode normalisation may take it (macOS, Windows)."""
+    return unicodedata.normalize("NFC", str(path)).casefold()
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """The file at ``path`` (links followed) as (device, inode), or None when there is none."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino)
