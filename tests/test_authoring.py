@@ -3,6 +3,7 @@ documents, lines as the engine numbers them, the set's edits, and JSONL that bot
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,27 @@ def test_a_pasted_answer_is_found_in_a_crlf_document_as_the_document_holds_it() 
     assert only.reference.content == "Set the colour to purple.  \r\nThen restart."
     assert text[only.reference.start : only.reference.end] == only.reference.content
     assert find_answer(text.replace("\r\n", "\r"), pasted).occurrences[0].reference.content.count("\r") == 1
+
+
+def test_a_crlf_line_break_is_one_line_of_an_answer_never_two() -> None:
+    """`\\r\\n` once matched an answer's break or two of them (`\\r`, then `\\n`): an answer with a blank line
+    between two lines was found where the document has none."""
+    assert find_answer("one\r\ntwo\r\n", "one\n\ntwo").occurrences == ()
+    assert [o.line for o in find_answer("one\r\n\r\ntwo\r\n", "one\n\ntwo").occurrences] == [1]
+
+
+def test_hostile_answers_are_found_in_time_that_grows_with_the_text() -> None:
+    """Each of an answer's line breaks matched `\\r\\n`, `\\r` or `\\n` by backtracking: a document of 40 CRLF
+    breaks and an answer of 60 blank lines (100 bytes, from any visitor of the Evaluate page) held a server thread
+    for longer than anyone waited (28 breaks: 23 s, each two more four times that); a 20,000-character answer
+    over a 400,000-character document took 19 s, quadratic in the two."""
+    started = time.process_time()
+    assert find_answer("a" + "\r\n" * 40 + "c\n", "a" + "\n" * 60 + "b").occurrences == ()
+    assert find_answer("a" * 2_000_000, "a" * 99_999 + "b").occurrences == ()
+    lines = "a\n" * 1_000_000
+    found = find_answer(lines, "a\n" * 49_999 + "a")
+    assert len(found.occurrences) == authoring.MAX_OCCURRENCES and found.more
+    assert time.process_time() - started < 10
 
 
 def test_a_crlf_document_s_set_is_read_by_the_cli_from_the_file_on_disk(tmp_path: Path) -> None:
