@@ -278,6 +278,30 @@ def test_empty_item_pattern_is_the_markers_pattern_reordered(parts: list[str]) -
     assert [m.span() for m in fastparse._EMPTY_ITEM.finditer(text)] == [m.span() for m in written_before.finditer(text)]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["-", " -", "- ", "|", ":", " ", "\t", ">", "x", "=", "\n"]), max_size=10))
+def test_dash_line_pattern_is_the_plain_pattern_read_without_backtracking(parts: list[str]) -> None:
+    """_DASH_LINE (its dash checked ahead, the rest possessive) matches the lines the plain pattern matches."""
+    import re
+
+    written_before = re.compile(r"\n[ \t>]*[|:\- \t]*-[|:\- \t]*(?=\n)")
+    text = "\n" + "".join(parts) + "\n"
+    assert [m.span() for m in fastparse._DASH_LINE.finditer(text)] == [m.span() for m in written_before.finditer(text)]
+
+
+def test_a_line_of_dashes_and_spaces_that_ends_otherwise_is_read_in_linear_time() -> None:
+    """`| a |` over `| - - - … - x`: the dash-line pattern tried each dash as its one dash and read to the line's
+    end from each, so 80 KB took 43 s to chunk (160 KB, four times that)."""
+    import time
+
+    text = "| a |\n|" + " -" * 80_000 + "x\n"
+    started = time.process_time()
+    assert fastparse.constructs(text) == []
+    chunks = chunker.chunk_markdown(text, name="dashes.md")
+    assert len(chunks) > 1 and max(c.token_count for c in chunks) <= chunker.DEFAULT_HARD_CAP
+    assert time.process_time() - started < 20
+
+
 # --- The fast path per region: markdown-it-py parses only the blocks around a divergent construct.
 
 PARSE = importlib.import_module("chunker.parse")
