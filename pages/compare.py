@@ -50,7 +50,7 @@ def _peer_html(pieces: Sequence[peers.PeerChunk], cap: int) -> str:
 
 def _quality(text: str, pieces: Sequence[peers.PeerChunk], count: Callable[[str], int], cap: int) -> str:
     """The peers benchmark's defect counts for one column (0 is best everywhere), sizes by ``count``."""
-    m = peer_metrics.measure(text, pieces, count, hard_cap=cap)
+    m = peer_metrics.defects(text, pieces, [count(p.embedded) for p in pieces], hard_cap=cap)
     parts = [
         ("over the cap", m.over_cap),
         ("open fences", m.unbalanced_fence),

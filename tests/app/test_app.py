@@ -275,6 +275,21 @@ def test_compare_shows_both_settings_and_marks_differing_boundaries(app: AppTest
     assert box_lines(html, ".cmp-card pre") == pytest.approx(4)
 
 
+def test_compare_counts_the_defects_it_shows_and_no_coverage(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page shows five defect counts a column; it also looked each chunk up in the whole document for a coverage
+    it never showed, quadratic in a long table (13 s of the 17 a 2.6 MB table's column took to measure)."""
+    from chunk_inspector.peers import metrics
+
+    def no_coverage(*args: object, **kwargs: object) -> float:
+        raise AssertionError("the Compare page computed the coverage")
+
+    monkeypatch.setattr(metrics, "coverage", no_coverage)
+    app.switch_page("pages/compare.py").run()
+    assert not app.exception and not app.error
+    shown = [c.value for c in app.caption if "over the cap" in c.value]
+    assert len(shown) == 2 and all("open fences" in c and "heading only" in c for c in shown)
+
+
 def test_a_one_chunk_document_is_one_chunk_not_one_chunks(app: AppTest) -> None:
     """Counts are worded for one and for many on every page that words them."""
     app.segmented_control(key="source").set_value("Paste").run()
