@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 import os
 import signal
@@ -780,6 +781,53 @@ def test_two_documents_whose_json_is_one_file_on_the_output_are_a_failure_not_a_
     assert "b/x.md: its JSON would go to" in result.stderr and "the file a/x.md's JSON was written to" in result.stderr
     assert chunker.ChunkSet.from_json((out / "a" / "x.md.json").read_text("utf-8")).document["name"] == "a/x.md"
     assert "summary: 1 document," in result.stderr
+
+
+def _remove_nested(top: Path) -> None:
+    """Remove ``top``'s chain of folders named ``d`` and their files, deepest first, by descriptor (pytest's own
+    clean-up recurses once per level and gives up on a tree thousands deep)."""
+    folders = [os.open(top, os.O_RDONLY | os.O_DIRECTORY)]
+    with contextlib.suppress(FileNotFoundError):
+        while True:
+            folders.append(os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=folders[-1]))
+    for parent, child in reversed(list(itertools.pairwise(folders))):
+        for name in os.listdir(child):
+            if name != "d":
+                os.unlink(name, dir_fd=child)
+        os.close(child)
+        os.rmdir("d", dir_fd=parent)
+    os.close(folders[0])
+
+
+def test_a_tree_nested_thousands_deep_is_walked_and_its_files_written_or_skipped(tmp_path: Path) -> None:
+    """A folder nested 1,200 deep (an unpacked archive) once ended the whole run with "nested too deeply", nothing
+    written (os.walk and Path.mkdir recurse once per level), and its walk resolved each folder's path (2,500 deep:
+    97 s). A document deeper than the system's longest path is skipped with the reason; every other one written."""
+    src, out = make_docs(tmp_path / "docs"), tmp_path / "out"
+
+    def write(name: str, folder: int) -> None:
+        file = os.open(name, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=folder)
+        os.write(file, f"# {name}\n\nText.\n".encode())
+        os.close(file)
+
+    folder = os.open(src, os.O_RDONLY | os.O_DIRECTORY)  # by descriptor: the deepest paths are too long to name
+    try:
+        for depth in range(1, 2501):
+            os.mkdir("d", dir_fd=folder)
+            inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+            if depth in (1200, 2500):
+                write("mid.md" if depth == 1200 else "deep.md", folder)
+        os.close(folder)
+        result = cli(src, "-o", out, "-q")
+        assert result.returncode == 1 and "Traceback" not in result.stderr and "nested too deeply" not in result.stderr
+        assert (out / "a.md.json").exists() and (out / Path(*["d"] * 1200) / "mid.md.json").exists()
+        assert result.stderr.count("skipped: ") == 1 and "File name too long" in result.stderr
+    finally:
+        _remove_nested(src)
+        if out.exists():
+            _remove_nested(out)
 
 
 def test_a_link_to_a_special_file_is_named_as_listed(tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ from chunk_inspector.files import (
     check_name,
     display,
     read_bytes,
+    same_file,
     under_root,
     write_text,
 )
@@ -122,7 +123,7 @@ def find_markdown(root: Path, exclude: Path | None = None) -> list[Path]:
     is a folder that cannot be read (its permissions), so that the run reports them rather than losing
     them silently. Raises :class:`FileRefused` when ``root`` itself cannot be read.
     """
-    skip = exclude.resolve() if exclude is not None else None
+    skip = _inode(exclude)
     found: list[Path] = []
 
     def unreadable(error: OSError) -> None:
@@ -130,13 +131,70 @@ def find_markdown(root: Path, exclude: Path | None = None) -> list[Path]:
             raise FileRefused(f"cannot read the folder {display(root)}: {error.strerror or error}")
         found.append(Path(error.filename).relative_to(root))  # read_document gives the reason
 
-    for folder, dirs, files in os.walk(root, onerror=unreadable):
-        here = Path(folder)
-        dirs[:] = [d for d in dirs if not d.startswith(".") and (skip is None or (here / d).resolve() != skip)]
-        for name in files:
-            if not name.startswith(".") and name.lower().endswith(MARKDOWN_SUFFIXES):
-                found.append((here / name).relative_to(root))
+    # A stack of folders, not os.walk, which recurses once per level: a tree nested 1,200 deep (an archive
+    # unpacked) once ended the whole run with "nested too deeply", nothing written.
+    folders = [root]
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError as error:
+            unreadable(error)
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if _is_folder(entry):  # a link to a folder is not followed (no cycles)
+                # Known by its inode (as the listing gives it), not by resolving its path: a path as long as the
+                # tree is deep, resolved at each level, took time in the square of the depth (2,500: 97 s).
+                excluded = (
+                    skip is not None
+                    and exclude is not None
+                    and entry.inode() == skip
+                    and same_file(Path(entry.path), exclude)
+                )
+                if not entry.is_symlink() and not excluded:
+                    folders.append(Path(entry.path))
+            elif entry.name.lower().endswith(MARKDOWN_SUFFIXES):
+                found.append(Path(entry.path).relative_to(root))
     return sorted(found, key=lambda p: os.fsencode(p.as_posix()))
+
+
+def _inode(path: Path | None) -> int | None:
+    """The inode of the folder at ``path`` (links followed), or None when there is none."""
+    try:
+        return os.stat(path).st_ino if path is not None else None
+    except (OSError, ValueError):
+        return None
+
+
+def _make_folders(folder: Path) -> None:
+    """``folder`` and the folders above it that are missing, made one by one from the top (Path.mkdir(parents=True)
+    recurses once per level: a document 1,200 folders deep ended the run with "nested too deeply")."""
+    missing: list[Path] = []
+    while not folder.is_dir() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    for path in reversed(missing):
+        path.mkdir(exist_ok=True)
+
+
+def _is_dir(path: Path) -> bool:
+    """Whether ``path`` is a folder; False for a path the system cannot look up (Path.is_dir() raises for one
+    longer than it takes, deep in a tree nested thousands of folders deep: the reading then says why)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    """Whether ``entry`` is a folder or a link to one, as os.walk sorts them (one it cannot tell is a file)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def output_path(out: Path, rel: Path) -> Path:
@@ -150,7 +208,7 @@ def read_document(root: Path, rel: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> 
     read, why)."""
     check_name(rel, rel.as_posix())
     path = under_root(root, rel.as_posix())
-    if path.is_dir():
+    if _is_dir(path):
         try:
             os.scandir(path).close()
         except OSError as exc:
@@ -370,7 +428,7 @@ class OutputWriter:
             )
             return
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            _make_folders(target.parent)
             write_text(target, result.json)
         except OSError as exc:
             self._fail(f"{result.name}: cannot write {display(target)}: {exc.strerror or exc}")
