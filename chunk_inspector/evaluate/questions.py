@@ -151,7 +151,7 @@ def _one_name(names: dict[tuple[int, int], str], path: Path, name: str) -> None:
     key = (info.st_dev, info.st_ino)
     first = names.setdefault(key, name)
     if first != name:
-        raise FileRefused(f"{_short(name)} is {_short(first)} under another name: name each document one way")
+        raise FileRefused(f"{quoted(name)} is {quoted(first)} under another name: name each document one way")
 
 
 def read_question_set(
