@@ -202,3 +202,17 @@ def test_check_keeps_the_questions_whose_documents_still_hold_their_answers() ->
         "q3 is left out: 'gone.md' is not open or uploaded now",
     ]
     assert authoring.check(qs[2:], {}) == (None, ["q3 is left out: 'gone.md' is not open or uploaded now"])
+
+
+def test_edits_naming_no_row_are_ignored_not_raised() -> None:
+    """The browser sends the table's edits; a tampered one may name rows by anything. Such rows are passed over
+    (a ValueError from int() once reached the page)."""
+    purple = ref_of(GUIDE, "purple")
+    qs: tuple[Question, ...] = ()
+    for text in ("One?", "Two?"):
+        qs = add_question(qs, "guide.md", text, "prose", [purple], GUIDE)
+    edits = {
+        "edited_rows": {"abc": {"question": "x"}, "1e3": {"question": "y"}, "9" * 5000: {"question": "z"}, "1": {}},
+        "deleted_rows": ["x", None, 2.5, True, [0], "0"],
+    }
+    assert [q.question for q in apply_edits(qs, edits)] == ["Two?"]

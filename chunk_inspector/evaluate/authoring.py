@@ -170,6 +170,17 @@ def next_id(questions: Iterable[Question]) -> str:
     return f"q{max(numbers, default=0) + 1}"
 
 
+def _row_number(value: object) -> int | None:
+    """A table editor's row number (an int, or its digits as the edits' keys are), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 9:
+        return int(value)
+    return None
+
+
 def _question_text(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise AuthoringError("the question is empty: type the question a user would ask")
@@ -218,13 +229,14 @@ def add_question(
 def apply_edits(questions: Sequence[Question], edits: Mapping[str, Any]) -> tuple[Question, ...]:
     """``questions`` with a table editor's ``edits`` applied: ``edited_rows`` (``{row: {column: value}}``, of the
     columns ``id``, ``question`` and ``kind``) and ``deleted_rows`` (row numbers); other columns and added rows
-    are ignored. Raises :class:`AuthoringError` (nothing applied) for an empty question, an unknown kind, or an
+    are ignored, as is a row that is not a row number (the browser sends the edits: a tampered one may send
+    anything). Raises :class:`AuthoringError` (nothing applied) for an empty question, an unknown kind, or an
     id that is empty or used twice."""
     out = list(questions)
     edited = edits.get("edited_rows") or {}
     for row, changes in edited.items():
-        n = int(row)
-        if not 0 <= n < len(out) or not isinstance(changes, Mapping):
+        n = _row_number(row)
+        if n is None or not 0 <= n < len(out) or not isinstance(changes, Mapping):
             continue
         q = out[n]
         if "question" in changes:
@@ -237,7 +249,7 @@ def apply_edits(questions: Sequence[Question], edits: Mapping[str, Any]) -> tupl
                 raise AuthoringError("an id cannot be empty")
             q = replace(q, id=qid.strip()[:100])
         out[n] = q
-    deleted = {int(n) for n in edits.get("deleted_rows") or ()}
+    deleted = {_row_number(n) for n in edits.get("deleted_rows") or ()}
     out = [q for n, q in enumerate(out) if n not in deleted]
     ids = [q.id for q in out]
     twice = next((qid for qid in ids if ids.count(qid) > 1), None)
