@@ -40,6 +40,7 @@ __all__ = [
     "check_name",
     "cut_name",
     "display",
+    "file_id",
     "has_control",
     "is_unicode",
     "printable",
@@ -177,6 +178,16 @@ def under_root(root: Path, name: str) -> Path:
     if target != base and base not in target.parents:
         raise FileRefused(f"{name!r} resolves outside the root folder {display(root)}: not read")
     return target
+
+
+def file_id(path: Path) -> tuple[int, int] | None:
+    """The file at ``path`` (links followed) as (device, inode): what names one file whatever the path to it;
+    None when there is none."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino)
 
 
 def same_file(a: Path, b: Path) -> bool:

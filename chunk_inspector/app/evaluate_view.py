@@ -55,6 +55,7 @@ from chunk_inspector.evaluate.questions import (
     read_question_set,
 )
 from chunk_inspector.evaluate.ranking import Retriever
+from chunk_inspector.files import has_control
 
 __all__ = [
     "BUNDLED",
@@ -151,7 +152,7 @@ def model_path(typed: str, root: str | None = None) -> str | None:
     typed = typed.strip()
     if not typed:
         return None
-    if any(ord(c) < 32 or c == "\x7f" for c in typed):
+    if has_control(typed):
         raise DenseUnavailable("a model folder's path holds no control characters")
     if not root:
         return os.path.expanduser(typed)

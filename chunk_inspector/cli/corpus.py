@@ -42,8 +42,8 @@ from chunk_inspector.files import (
     FileRefused,
     check_name,
     display,
+    file_id,
     read_bytes,
-    same_file,
     under_root,
     write_text,
 )
@@ -123,7 +123,7 @@ def find_markdown(root: Path, exclude: Path | None = None) -> list[Path]:
     is a folder that cannot be read (its permissions), so that the run reports them rather than losing
     them silently. Raises :class:`FileRefused` when ``root`` itself cannot be read.
     """
-    skip = _inode(exclude)
+    skip = file_id(exclude) if exclude is not None else None
     found: list[Path] = []
 
     def unreadable(error: OSError) -> None:
@@ -148,25 +148,12 @@ def find_markdown(root: Path, exclude: Path | None = None) -> list[Path]:
             if _is_folder(entry):  # a link to a folder is not followed (no cycles)
                 # Known by its inode (as the listing gives it), not by resolving its path: a path as long as the
                 # tree is deep, resolved at each level, took time in the square of the depth (2,500: 97 s).
-                excluded = (
-                    skip is not None
-                    and exclude is not None
-                    and entry.inode() == skip
-                    and same_file(Path(entry.path), exclude)
-                )
+                excluded = skip is not None and entry.inode() == skip[1] and file_id(Path(entry.path)) == skip
                 if not entry.is_symlink() and not excluded:
                     folders.append(Path(entry.path))
             elif entry.name.lower().endswith(MARKDOWN_SUFFIXES):
                 found.append(Path(entry.path).relative_to(root))
     return sorted(found, key=lambda p: os.fsencode(p.as_posix()))
-
-
-def _inode(path: Path | None) -> int | None:
-    """The inode of the folder at ``path`` (links followed), or None when there is none."""
-    try:
-        return os.stat(path).st_ino if path is not None else None
-    except (OSError, ValueError):
-        return None
 
 
 def _make_folders(folder: Path) -> None:
@@ -419,7 +406,7 @@ class OutputWriter:
                 f"{display(taken)}: rename its folder to chunk it"
             )
             return
-        first = self.written.get(_file_id(target) or (-1, -1))
+        first = self.written.get(file_id(target) or (-1, -1))
         if first is not None:  # Guide.md beside guide.md, written to a file system that takes them as one name
             self._fail(
                 f"{result.name}: its JSON would go to {display(target)}, the file {first}'s JSON was written to "
@@ -433,7 +420,7 @@ class OutputWriter:
         except OSError as exc:
             self._fail(f"{result.name}: cannot write {display(target)}: {exc.strerror or exc}")
             return
-        written = _file_id(target)
+        written = file_id(target)
         if written is not None:
             self.written[written] = result.name
         self.summary.documents += 1
@@ -448,12 +435,3 @@ class OutputWriter:
 def _one_name(path: Path) -> str:
     """``path`` as a file system that folds letter case and Unicode normalisation may take it (macOS, Windows)."""
     return unicodedata.normalize("NFC", str(path)).casefold()
-
-
-def _file_id(path: Path) -> tuple[int, int] | None:
-    """The file at ``path`` (links followed) as (device, inode), or None when there is none."""
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (info.st_dev, info.st_ino)

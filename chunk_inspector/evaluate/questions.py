@@ -34,7 +34,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from chunk_inspector.files import DEFAULT_MAX_BYTES, FileRefused, display, is_unicode, read_bytes, under_root
+from chunk_inspector.files import (
+    DEFAULT_MAX_BYTES,
+    FileRefused,
+    display,
+    file_id,
+    is_unicode,
+    read_bytes,
+    under_root,
+)
 from chunker.errors import ChunkerError
 from chunker.wording import quoted
 
@@ -144,11 +152,9 @@ def _one_name(names: dict[tuple[int, int], str], path: Path, name: str) -> None:
     """Refuse a second name for a file already read (``./guide.md``, ``sub/../guide.md``, a link beside it):
     each name would be read, held and chunked as a document of its own, so a set of a few kilobytes that
     names one large file forty ways once took 6 GB and five minutes, and counted one document as forty."""
-    try:
-        info = os.stat(path)
-    except OSError:
+    key = file_id(path)
+    if key is None:
         return  # reading it says why
-    key = (info.st_dev, info.st_ino)
     first = names.setdefault(key, name)
     if first != name:
         raise FileRefused(f"{quoted(name)} is {quoted(first)} under another name: name each document one way")
