@@ -496,3 +496,19 @@ def test_a_mistyped_command_is_named_not_read_as_a_missing_file(tmp_path: Path) 
     (tmp_path / "tre").write_text("# A file named like a command's typo\n", encoding="utf-8")
     done = cli("tre", cwd=tmp_path)
     assert done.returncode == 0 and json.loads(done.stdout)["document"]["name"] == "tre"
+
+
+@pytest.mark.parametrize("where", ["input", "output", "folder output"])
+def test_a_name_too_long_for_the_file_system_is_a_usage_error(tmp_path: Path, where: str) -> None:
+    """A name over 255 bytes: looking it up raised OSError, reported as a bug of ours (exit 3)."""
+    long, guide = "g" * 300, tmp_path / "guide.md"
+    guide.write_text("# Guide\n\nText.\n", encoding="utf-8")
+    args = {
+        "input": [tmp_path / f"{long}.md"],
+        "output": [guide, "-o", tmp_path / f"{long}.json"],
+        "folder output": [tmp_path, "-o", tmp_path / long],
+    }[where]
+    result = cli(*args)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("error: ") and "the name is too long for the file system" in result.stderr
+    assert "internal error" not in result.stderr and len(result.stderr.splitlines()) == 1

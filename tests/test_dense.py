@@ -155,6 +155,13 @@ def test_unknown_model_is_an_error_not_a_download() -> None:
     assert issubclass(dense.DenseUnavailable, ChunkerError)
 
 
+def test_a_model_path_too_long_to_look_up_is_one_line(tmp_path: Path) -> None:
+    """A folder name over the file system's 255 bytes (typed in the Evaluate page's model field): looking it up
+    raised OSError, which no page or command took as the input's fault."""
+    with pytest.raises(dense.DenseUnavailable, match="no folder the system can look up"):
+        dense.DenseRetriever(str(tmp_path / ("m" * 300)))
+
+
 def test_batch_by_batch_encoding_is_one_encode_call_s(monkeypatch: pytest.MonkeyPatch) -> None:
     """embed_unique encodes batch by batch (to report each batch) in the very batches one encode call over all
     the texts makes: on real chunks (a sample at 64/128, lengths tied), the same batches go through the model,

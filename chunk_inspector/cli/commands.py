@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import errno
 import json
 import logging
 import os
@@ -414,16 +415,29 @@ def _main(args: list[str]) -> int:
     except MemoryError:
         _error("out of memory; try a smaller input, a lower --max-size or fewer --jobs")
         return EXIT_USAGE
-    except Exception as exc:  # a bug of ours: one line for the user, the trace only when asked for
-        if os.environ.get("CHUNKER_DEBUG"):
-            traceback.print_exc()
-        else:
-            logging.getLogger(__name__).debug("internal error", exc_info=True)
-        _error(
-            f"internal error: {type(exc).__name__}: {shorten(str(exc), 300)} (a bug in chunker: please report it with "
-            "the command; CHUNKER_DEBUG=1 shows the trace)"
-        )
-        return EXIT_INTERNAL
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            return _internal_error(exc)
+        # A path given that the system cannot look up (a name over 255 bytes): checking it raised, before anything
+        # was read or written.
+        name = display(Path(os.fsdecode(exc.filename))) if exc.filename is not None else "a path given"
+        _error(f"{shorten(name, 100)}: the name is too long for the file system")
+        return EXIT_USAGE
+    except Exception as exc:
+        return _internal_error(exc)
+
+
+def _internal_error(exc: BaseException) -> int:
+    """A bug of ours: one line for the user, the trace only when asked for (``CHUNKER_DEBUG=1``)."""
+    if os.environ.get("CHUNKER_DEBUG"):
+        traceback.print_exc()
+    else:
+        logging.getLogger(__name__).debug("internal error", exc_info=True)
+    _error(
+        f"internal error: {type(exc).__name__}: {shorten(str(exc), 300)} (a bug in chunker: please report it with "
+        "the command; CHUNKER_DEBUG=1 shows the trace)"
+    )
+    return EXIT_INTERNAL
 
 
 def _error(message: str) -> None:

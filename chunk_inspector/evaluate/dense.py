@@ -103,7 +103,11 @@ def _model_folder(name: str) -> Path:
         raise DenseUnavailable("no model given: give the path to a sentence-transformers model folder")
     path = Path(name).expanduser()
     shown = display(name)
-    if not path.exists():
+    try:
+        found = path.exists()
+    except OSError as exc:  # a name too long for the file system: looking it up raises
+        raise DenseUnavailable(f"{shorten(shown, 100)}: no folder the system can look up ({exc.strerror})") from None
+    if not found:
         raise DenseUnavailable(
             f"no model folder at {shown}: give the path to a sentence-transformers model folder on disk "
             f"(models are never downloaded here); download it first with {_download_hint(name)}"
