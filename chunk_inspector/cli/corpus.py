@@ -399,7 +399,7 @@ class OutputWriter:
             self._fail(result.error)
             return
         target = output_path(self.out, Path(result.name))
-        taken = next((p for p in self.own_files if _one_name(p) in map(_one_name, (target, *target.parents))), None)
+        taken = next((own for own in self.own_files if _lands_on(target, own)), None)
         if taken is not None:  # a folder of the input named as one of the run's own files (chunks.jsonl/)
             self._fail(
                 f"{result.name}: its JSON would go to {display(target)}, where the run writes "
@@ -432,6 +432,14 @@ class OutputWriter:
             self.streams[f"layer:{key}"].write(text)
 
 
-def _one_name(path: Path) -> str:
-    """``path`` as a file system that folds letter case and Unicode normalisation may take it (macOS, Windows)."""
+def _lands_on(target: Path, own: Path) -> bool:
+    """Whether ``target`` is ``own`` or lies under it, as a file system that folds letter case and Unicode
+    normalisation may take the names (macOS, Windows): only ``target``'s ancestor at ``own``'s depth is compared
+    (folding every ancestor of a path thousands of folders deep, for each document, took time in the square of
+    the depth)."""
+    return _folded(Path(*target.parts[: len(own.parts)])) == _folded(own)
+
+
+def _folded(path: Path) -> str:
+    """``path`` as a file system that folds letter case and Unicode normalisation may take it."""
     return unicodedata.normalize("NFC", str(path)).casefold()
