@@ -2,13 +2,40 @@
 
 from __future__ import annotations
 
+import re
+
 from chunker.errors import ChunkerError
 
-__all__ = ["InputError", "decode_markdown"]
+__all__ = ["InputError", "check_unicode", "decode_markdown", "lone_surrogate"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class InputError(ChunkerError):
-    """The input is not text this engine can chunk (binary, not UTF-8)."""
+    """The input is not text this engine can chunk (binary, not UTF-8, a lone surrogate)."""
+
+
+def lone_surrogate(text: str) -> str | None:
+    """Where ``text`` holds a lone surrogate, which UTF-8 cannot hold (an undecodable byte kept by
+    ``errors="surrogateescape"``, JSON's ``"\\ud800"``), as words: ``"a lone surrogate U+D800 at offset 1
+    (line 1)"`` (offset 0-based, in characters); None for Unicode text."""
+    found = None if text.isascii() else _SURROGATE.search(text)
+    if found is None:
+        return None
+    at = found.start()
+    return f"a lone surrogate U+{ord(found.group()):04X} at offset {at:,} (line {text.count(chr(10), 0, at) + 1:,})"
+
+
+def check_unicode(text: str, what: str) -> None:
+    """Refuse, with :class:`InputError`, a ``str`` that holds a lone surrogate (:func:`lone_surrogate`): its
+    chunks could not be written as JSON or UTF-8. It is refused where it comes in, naming ``what`` and where the
+    surrogate is, rather than replaced: the engine never changes the text it is given (docs/method.md §1)."""
+    found = lone_surrogate(text)
+    if found is not None:
+        raise InputError(
+            f"{what} is not Unicode text: {found}, which UTF-8 cannot hold; "
+            "decode it as UTF-8 without errors='surrogateescape', or replace it"
+        )
 
 
 def decode_markdown(data: bytes, name: str = "input") -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chunker.decode import lone_surrogate
 from chunker.spans import Span
 from chunker.wording import quoted
 
@@ -17,9 +18,13 @@ __all__ = ["optional_text", "span", "text", "texts", "whole"]
 
 
 def text(value: Any) -> str:
-    """A string, else ``TypeError``."""
+    """A string, else ``TypeError``; one holding a lone surrogate (JSON's ``"\\ud800"``), which no chunk set
+    could be written with, is a ``ValueError`` (:func:`chunker.decode.lone_surrogate`)."""
     if not isinstance(value, str):
         raise TypeError(f"expected a string, got {quoted(value)}")
+    found = lone_surrogate(value)
+    if found is not None:
+        raise ValueError(f"a string is not Unicode text: {found}")
     return value
 
 

@@ -36,9 +36,11 @@ except ImportError:  # pragma: no cover - markdown-it-py 3 trims with str.strip
 
 from chunker import fastparse
 from chunker.collector import collector_paused
+from chunker.decode import check_unicode
 from chunker.model import Block, BlockSpans, Document, Section, cumulative_tokens, new_blocks, new_section
 from chunker.spans import SourceMap, line_bounds
 from chunker.tokens import TextCounts, Tokenizer, TokenizerLike, get_tokenizer
+from chunker.wording import quoted
 
 __all__ = ["InnerNode", "fence_closes", "inner_structure", "parse", "unclosed_fence"]
 
@@ -89,11 +91,16 @@ def parse(text: str, name: str = "document.md", tokenizer: TokenizerLike = None)
 
     ``tokenizer`` is an encoding name, model name, callable ``str -> int`` or
     :class:`~chunker.tokens.Tokenizer` (default ``cl100k_base``). Never raises on
-    content; raises :class:`~chunker.errors.TokenizerError` for a bad tokenizer.
+    Markdown; raises :class:`~chunker.errors.TokenizerError` for a bad tokenizer and
+    :class:`~chunker.decode.InputError` for a text or name with a lone surrogate, which
+    UTF-8 and so the chunks' JSON cannot hold.
     """
     counter = get_tokenizer(tokenizer)
     if not isinstance(text, str):
         raise TypeError(f"text must be str, not {type(text).__name__}")
+    if isinstance(name, str):
+        check_unicode(name, f"the document name {quoted(name)}")
+    check_unicode(text, f"the text of {quoted(name)}")
     with collector_paused():
         return _parse(text, name, counter)
 

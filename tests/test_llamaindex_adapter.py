@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ import pytest
 
 import chunker
 from chunk_inspector.pipelines.extras import METADATA_KEYS, MissingExtraError
+from chunker.decode import InputError
 from tests.readme_snippets import doc_blocks
 
 pytest.importorskip("llama_index.core", reason="the [llamaindex] extra is not installed")
@@ -76,6 +78,15 @@ def test_embedder_sees_the_breadcrumb_only_of_our_metadata() -> None:
     shown = nodes[1].get_content(metadata_mode=MetadataMode.EMBED)
     assert "breadcrumb: " in shown and "file_name: poetry_cli.md" in shown
     assert "char_span" not in shown and "ancestor_ids" not in shown
+
+
+def test_a_file_name_that_is_not_utf8_is_refused_in_one_error() -> None:
+    """SimpleDirectoryReader names a file whose name is not UTF-8 with surrogate escapes: its nodes' breadcrumbs
+    used to carry them, and the chunk set's JSON could not be written; now one InputError names the name."""
+    name = os.fsdecode(b"caf\xe9.md")
+    source = Document(text="# T\n\nBody.\n", id_="cafe", metadata={"file_name": name})
+    with pytest.raises(InputError, match=r"the document name 'caf\\udce9\.md' is not Unicode text"):
+        MarkdownChunkNodeParser.from_defaults().get_nodes_from_documents([source])
 
 
 def test_relationships_follow_our_hierarchy() -> None:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
+from chunker.decode import InputError
+from chunker.errors import ChunkerError
 from chunker.model import Document
 
 
@@ -114,9 +117,48 @@ def test_dashes_that_are_not_a_mapping_stay_markdown() -> None:
 
 def test_every_str_parses() -> None:
     """Empty, whitespace-only and control-character texts parse without raising."""
-    for text in ["", "   \n\n", "\x00\x01", "\ud800 lone surrogate", "#", "```", "|a|\n|-|"]:
+    for text in ["", "   \n\n", "\x00\x01", "#", "```", "|a|\n|-|"]:
         doc = chunker.parse(text)
         assert doc.text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "message"),
+    [
+        (
+            "a\ud800b",
+            "doc.md",
+            r"the text of 'doc.md' is not Unicode text: a lone surrogate U\+D800 at offset 1 \(line 1\)",
+        ),
+        ("# T\n\nx\udcff\n", "doc.md", r"U\+DCFF at offset 6 \(line 3\)"),
+        (
+            "# T\n",
+            os.fsdecode(b"caf\xe9.md"),
+            r"the document name 'caf\\udce9.md' is not Unicode text: .* U\+DCE9 at offset 3",
+        ),
+    ],
+)
+def test_a_lone_surrogate_is_refused_naming_where_it_is(text: str, name: str, message: str) -> None:
+    """A str with a lone surrogate (a byte kept by ``errors="surrogateescape"``, JSON's ``"\\ud800"``) used to
+    chunk into a set whose ``to_json()`` raised UnicodeEncodeError when written: it is one InputError now, at
+    the parse, saying where the surrogate is; a pair of surrogates left as two code points is refused too."""
+    with pytest.raises(InputError, match=message):
+        chunker.chunk_markdown(text, name=name)
+    with pytest.raises(InputError, match="not Unicode text"):
+        chunker.parse("ab" + b"\xed\xa0\xbd\xed\xb8\x80".decode("utf-8", "surrogatepass"))
+
+
+def test_json_read_back_refuses_a_lone_surrogate() -> None:
+    """JSON's ``"\\ud800"`` in a document's text or a chunk's markdown would make an object that cannot be
+    written again: from_json refuses it, naming where it is."""
+    doc = chunker.parse("# T\n\nbody\n", name="x.md").to_dict()
+    doc["text"] = "# T\n\nbod\ud800\n"
+    with pytest.raises(ChunkerError, match=r"malformed document JSON: .*lone surrogate U\+D800 at offset 8 \(line 3\)"):
+        chunker.Document.from_json(json.dumps(doc))
+    chunks = json.loads(chunker.chunk_markdown("# T\n\nbody\n").to_json())
+    chunks["chunks"][0]["markdown"] = "# T\n\nbod\udc80\n"
+    with pytest.raises(ChunkerError, match=r"malformed chunk 'c1': .*lone surrogate U\+DC80"):
+        chunker.ChunkSet.from_json(json.dumps(chunks))
 
 
 def test_document_json_round_trips_losslessly() -> None:
