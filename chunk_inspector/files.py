@@ -280,12 +280,21 @@ def write_output(path: Path, text: str) -> None:
 
     A device or a named pipe (``/dev/null``, ``/dev/stdout``, a FIFO) is written to, never replaced: renaming a
     temporary file over it, as :func:`write_text` does, would put a regular file where ``/dev/null`` was. A link
-    to a regular file writes that file atomically and keeps the link. Anything else is :func:`write_text`.
+    to a regular file writes that file atomically and keeps the link; so does a link to a file not there yet (it
+    is made) when the folder it would be in exists, else ``FileNotFoundError`` says so. Anything else is
+    :func:`write_text`.
     """
     try:
         info = os.stat(path)  # follows links: /dev/stdout is one, to /proc/self/fd/1
     except (FileNotFoundError, NotADirectoryError):
-        write_text(path, text)
+        if not path.is_symlink():
+            write_text(path, text)
+            return
+        target = Path(os.path.realpath(path))  # a link to nothing yet: its target, as a shell's `>` makes it
+        if not target.parent.is_dir():
+            shown = display(os.readlink(path))
+            raise FileNotFoundError(errno.ENOENT, f"it is a link to {shown}, in a folder that does not exist") from None
+        write_text(target, text)
         return
     if stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode):  # a folder: the rename refuses it
         write_text(Path(os.path.realpath(path)) if path.is_symlink() else path, text)

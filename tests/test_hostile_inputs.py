@@ -359,6 +359,26 @@ def test_an_output_that_is_a_device_a_pipe_or_a_link_is_written_through_not_repl
     assert link.is_symlink() and chunker.ChunkSet.from_json(real.read_text(encoding="utf-8"))
 
 
+def test_an_output_that_is_a_dangling_link_makes_its_target_as_a_redirection_would(tmp_path: Path) -> None:
+    """`chunker FILE -o LINK`, LINK a link to a file not there yet, once put a regular file in the link's place:
+    it makes the link's target, as a shell's `>` does, and keeps the link; a link into a folder that does not
+    exist is one error line, the link kept and nothing written."""
+    src = make_docs(tmp_path / "docs")
+    link, target = tmp_path / "link.json", tmp_path / "out" / "chunks.json"
+    (tmp_path / "out").mkdir()
+    link.symlink_to(Path("out") / "chunks.json")
+    assert cli(src / "a.md", "-o", link).returncode == 0
+    assert link.is_symlink() and chunker.ChunkSet.from_json(target.read_text(encoding="utf-8"))
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["chunks.json"]
+
+    nowhere = tmp_path / "nowhere.json"
+    nowhere.symlink_to(tmp_path / "missing" / "chunks.json")
+    result = cli(src / "a.md", "-o", nowhere)
+    assert result.returncode == 2
+    assert one_error_line(result.stderr).endswith("missing/chunks.json, in a folder that does not exist")
+    assert nowhere.is_symlink() and not (tmp_path / "missing").exists()
+
+
 def test_an_interrupted_write_leaves_the_old_file_and_no_temporary_one(tmp_path: Path) -> None:
     target = tmp_path / "chunks.jsonl"
     target.write_text("old\n", encoding="utf-8")
