@@ -213,7 +213,7 @@ def _question_set(opened: frame.Opened, source: str | None) -> tuple[str, Questi
             help=f"`document` names the open document ({md_escape(opened.doc.name)}), an upload's or a sample's "
             "file name; "
             "offsets index the text as read with newline=''. The format is in docs/evaluation.md §1. Up to "
-            f"{evaluate_view.MAX_SET_BYTES / 1e6:.0f} MB.",
+            f"{view.megabytes(evaluate_view.MAX_SET_BYTES)}.",
         )
         if file is None:
             st.info(

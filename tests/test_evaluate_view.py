@@ -203,7 +203,7 @@ def test_a_chroma_csv_upload_names_its_documents_by_corpus_id() -> None:
 @pytest.mark.parametrize(
     ("name", "data", "message"),
     [
-        ("big.jsonl", b" " * (evaluate_view.MAX_SET_BYTES + 1), r"big\.jsonl is 20\.0 MB; the app takes question sets"),
+        ("big.jsonl", b" " * (evaluate_view.MAX_SET_BYTES + 1), r"big\.jsonl is 20,000,001 bytes; the app takes"),
         ("deep.jsonl", b"[" * 100_000, r"deep\.jsonl: line 1: not JSON \(nested too deeply\)"),
         ("wide.csv", b'question,references,corpus_id\n"' + b"x" * 200_000 + b'",[],a\n', r"wide\.csv: .*non-empty"),
     ],

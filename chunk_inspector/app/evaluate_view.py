@@ -34,7 +34,7 @@ from typing import Any
 import pandas as pd
 
 import chunker
-from chunk_inspector.app.view import Outline, md_escape, plural, section_path, source_html
+from chunk_inspector.app.view import Outline, md_escape, megabytes, plural, section_path, source_html
 from chunk_inspector.evaluate.metrics import (
     BUDGET,
     CHUNKING_SHARE,
@@ -220,7 +220,8 @@ def upload_too_large(filename: str, nbytes: int) -> QuestionSetError | None:
     if nbytes <= MAX_SET_BYTES:
         return None
     return QuestionSetError(
-        f"{filename} is {nbytes / 1e6:.1f} MB; the app takes question sets up to {MAX_SET_BYTES / 1e6:.0f} MB. "
+        f"{filename} is {megabytes(nbytes, MAX_SET_BYTES)}; the app takes question sets up to "
+        f"{megabytes(MAX_SET_BYTES)}. "
         "Evaluate bigger sets with the CLI: chunker eval"
     )
 

@@ -68,11 +68,12 @@ __all__ = [
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "sample_docs"
 DEFAULT_SAMPLE = "poetry_cli.md"
-MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # the engine does ~1 MB/s; beyond this a page would stall
+# The app's limits are in MB of 10**6 bytes, as its messages give them (view.megabytes).
+MAX_UPLOAD_BYTES = 5 * 1000 * 1000  # the engine does ~1 MB/s; beyond this a page would stall
 MAX_TOKENIZER_BYTES = 20 * 1000 * 1000  # a large model's tokenizer.json is 2-10 MB
 # What the upload widgets say of the limit (Streamlit's own box says the server's 50 MB, which is set higher
 # so that the app can refuse a larger file itself, naming it): "up to 5 MB".
-UPLOAD_LIMIT = f"up to {MAX_UPLOAD_BYTES / 2**20:g} MB"
+UPLOAD_LIMIT = f"up to {view.megabytes(MAX_UPLOAD_BYTES)}"
 MARKDOWN_TYPES = ["md", "markdown", "txt"]  # what a document's uploader takes (the sidebar, Corpus, Revisions)
 MARKDOWN_KINDS = f"({', '.join('.' + kind for kind in MARKDOWN_TYPES)})"  # as its label names them
 HF_TOKENIZERS_KEPT = 4  # uploaded tokenizers kept in memory, for all sessions (one is tens of MB loaded)
@@ -238,7 +239,7 @@ def size_error(what: str, nbytes: int, name: str = "FILE") -> chunker.ChunkerErr
     if nbytes <= MAX_UPLOAD_BYTES:
         return None
     return chunker.ChunkerError(
-        f"{what} is {nbytes / 1e6:.1f} MB; the app takes files up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB. "
+        f"{what} is {view.megabytes(nbytes, MAX_UPLOAD_BYTES)}; the app takes files {UPLOAD_LIMIT}. "
         f"Chunk bigger files with the CLI: chunker {name}"
     )
 
@@ -334,7 +335,8 @@ def _refuse_unknown_patterns(name: str, data: bytes) -> None:
 def _refuse_large_tokenizer(name: str, nbytes: int) -> None:
     if nbytes > MAX_TOKENIZER_BYTES:
         raise chunker.ChunkerError(
-            f"{name} is {nbytes / 1e6:.1f} MB; the app takes a tokenizer.json up to {MAX_TOKENIZER_BYTES / 1e6:.0f} MB"
+            f"{name} is {view.megabytes(nbytes, MAX_TOKENIZER_BYTES)}; the app takes a tokenizer.json up to "
+            f"{view.megabytes(MAX_TOKENIZER_BYTES)}"
         )
 
 
@@ -536,7 +538,7 @@ def _controls() -> chunker.ChunkOptions:
             type=["json"],
             key="hf_tokenizer",
             help="Your embedding model's tokenizer file; counted with the tokenizers package. Up to "
-            f"{MAX_TOKENIZER_BYTES / 1e6:g} MB.",
+            f"{view.megabytes(MAX_TOKENIZER_BYTES)}.",
         )
     state = st.session_state
     tokenizer = str(state.tokenizer)
@@ -627,8 +629,9 @@ def sidebar() -> None:
     except MemoryError:
         st.session_state.opened = None
         st.session_state.open_error = (
-            f"The server ran out of memory opening {name} ({len(text.encode('utf-8', 'surrogatepass')) / 1e6:.1f} "
-            "MB). Try again in a moment, or chunk it with the CLI: chunker FILE"
+            f"The server ran out of memory opening {name} "
+            f"({view.megabytes(len(text.encode('utf-8', 'surrogatepass')))}). "
+            "Try again in a moment, or chunk it with the CLI: chunker FILE"
         )
         return
     store = cache.shared()

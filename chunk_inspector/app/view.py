@@ -52,6 +52,7 @@ __all__ = [
     "display_flags",
     "heading_tree",
     "md_escape",
+    "megabytes",
     "nearest_point",
     "page_spans",
     "plural",
@@ -111,6 +112,16 @@ _MD_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 # Control characters and the bidirectional overrides (which could make a name read as another).
 _AUTOLINK = re.compile(r"(?i)(https?:|\bwww(?=\.))")  # what GFM's literal autolinks start with
 _UNPRINTED = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+")
+
+
+def megabytes(nbytes: int, limit: int | None = None) -> str:
+    """A file size as the app gives every file size and limit: in MB of 10**6 bytes, to one decimal (``"5 MB"``,
+    ``"5.3 MB"``), or in bytes where one decimal would hide that ``nbytes`` is over ``limit``
+    (``"5,000,001 bytes"`` against 5 MB)."""
+    shown = f"{nbytes / 1e6:.1f}".removesuffix(".0")
+    if limit is not None and nbytes > limit and float(shown) * 1e6 <= limit:
+        return f"{nbytes:,} bytes"
+    return f"{shown} MB"
 
 
 def md_escape(text: object) -> str:

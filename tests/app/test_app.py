@@ -515,7 +515,7 @@ def test_every_document_uploader_names_the_apps_size_limit(app: AppTest) -> None
     """Streamlit's box says the server's 50 MB; each uploader of a document says the app's own limit."""
     from chunk_inspector.app import frame
 
-    limit = f"up to {frame.MAX_UPLOAD_BYTES // 2**20} MB"
+    limit = f"up to {frame.MAX_UPLOAD_BYTES // 10**6} MB"
     app.segmented_control(key="source").set_value("Upload").run()
     assert limit in app.file_uploader(key="uploads").label
     app.switch_page("pages/corpus.py").run()

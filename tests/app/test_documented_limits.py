@@ -4,6 +4,7 @@ the constant that enforces it, so that a changed limit fails here until the docs
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,7 +24,7 @@ def page(name: str) -> str:
 
 
 PROMISES = [
-    ("SECURITY.md", f"Uploads and pastes stop at {frame.MAX_UPLOAD_BYTES >> 20} MB"),
+    ("SECURITY.md", f"Uploads and pastes stop at {frame.MAX_UPLOAD_BYTES // 10**6} MB"),
     ("SECURITY.md", f"a question set at {evaluate_view.MAX_SET_BYTES // 10**6} MB"),
     ("SECURITY.md", f"a `tokenizer.json` at {frame.MAX_TOKENIZER_BYTES // 10**6} MB, refused by size"),
     (
@@ -36,7 +37,7 @@ PROMISES = [
     ("SECURITY.md", f"at most {view.NAME_BYTES} bytes of the upload's name"),
     ("SECURITY.md", f"only a regular file of at most {chunker.tokens.HF_MAX_BYTES >> 20} MiB is read"),
     ("SECURITY.md", f"a file over `--max-size` ({files.DEFAULT_MAX_BYTES >> 20} MiB by default)"),
-    ("app.md", f"uploads and pastes stop at {frame.MAX_UPLOAD_BYTES >> 20} MB"),
+    ("app.md", f"uploads and pastes stop at {frame.MAX_UPLOAD_BYTES // 10**6} MB"),
     ("app.md", f"a `tokenizer.json` at {frame.MAX_TOKENIZER_BYTES // 10**6} MB (kept in memory"),
     ("app.md", f"a question set at {evaluate_view.MAX_SET_BYTES // 10**6} MB"),
     ("app.md", f"up to {frame.MAX_TOKENIZER_BYTES // 10**6} MB, kept in memory"),
@@ -44,7 +45,7 @@ PROMISES = [
     ("app.md", f"the last {WORDS[dense.MODELS_KEPT]} loaded are kept"),
     (
         "app.md",
-        f"an upload of {UPLOADS} files up to {frame.MAX_UPLOAD_BYTES >> 20} MB",
+        f"an upload of {UPLOADS} files up to {frame.MAX_UPLOAD_BYTES // 10**6} MB",
     ),
     ("evaluation.md", f"The last {WORDS[dense.MODELS_KEPT]} models loaded are kept in memory"),
 ]
@@ -53,3 +54,31 @@ PROMISES = [
 @pytest.mark.parametrize(("doc", "promise"), PROMISES, ids=[f"{d}: {p[:40]}" for d, p in PROMISES])
 def test_the_docs_give_the_limit_the_code_enforces(doc: str, promise: str) -> None:
     assert promise in page(doc)
+
+
+@pytest.mark.parametrize(
+    ("limit", "refusal"),
+    [
+        (frame.MAX_UPLOAD_BYTES, lambda n: frame.size_error("x.md", n)),
+        (frame.MAX_TOKENIZER_BYTES, lambda n: _refused(frame._refuse_large_tokenizer, "t.json", n)),
+        (evaluate_view.MAX_SET_BYTES, lambda n: evaluate_view.upload_too_large("q.jsonl", n)),
+    ],
+    ids=["upload", "tokenizer.json", "question set"],
+)
+def test_the_app_says_mb_and_means_a_million_bytes(limit: int, refusal: Any) -> None:
+    """The app's limits are whole MB of 10**6 bytes, as its messages and the docs say: the upload limit was 5 MiB
+    (5,242,880 bytes) while every message and page said 5 MB, so a file of 5.1 MB was taken "up to 5 MB". The
+    size a refusal gives is over the limit it gives, even one byte over."""
+    assert limit % 10**6 == 0
+    assert refusal(limit) is None
+    over = str(refusal(limit + 1))
+    assert f"is {limit + 1:,} bytes;" in over and f"up to {limit // 10**6} MB" in over
+    assert f"is {(limit + 100_000) / 1e6:.1f} MB;" in str(refusal(limit + 100_000))
+
+
+def _refused(check: Any, name: str, nbytes: int) -> Exception | None:
+    try:
+        check(name, nbytes)
+    except Exception as exc:
+        return exc
+    return None

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from chunk_inspector.app import frame
 from chunk_inspector.cli.commands import main as chunker_main
 from tests.app.conftest import plain
 
@@ -100,6 +101,6 @@ def test_an_uploaded_revision_is_untrusted_input(app: AppTest) -> None:
 def test_a_revision_over_the_size_limit_is_refused(app: AppTest) -> None:
     open_revisions(app)
     app.segmented_control(key="rev_source").set_value("Paste").run()
-    app.text_area(key="rev_paste").input("# Big\n\n" + "x" * (5 * 1024 * 1024 + 1)).run()
+    app.text_area(key="rev_paste").input("# Big\n\n" + "x" * (frame.MAX_UPLOAD_BYTES + 1)).run()
     assert not app.exception and not app.metric
     assert "5 MB" in app.error[0].value

@@ -235,7 +235,7 @@ def test_an_uploaded_tokenizer_is_kept_in_memory_never_in_the_temp_folder(
     [
         (
             b"{" + b" " * frame.MAX_TOKENIZER_BYTES + b"}",
-            "tok.json is 20.0 MB; the app takes a tokenizer.json up to 20 MB",
+            "tok.json is 20,000,002 bytes; the app takes a tokenizer.json up to 20 MB",
         ),
         (b'{"version": "1.0", "model": 3}', "Cannot load the uploaded tokenizer.json (tok.json): "),
         (b"\xff\xfe\x00", "The uploaded tokenizer.json (tok.json) is not UTF-8"),
@@ -327,7 +327,7 @@ def test_a_question_set_over_the_size_limit_is_refused_before_it_is_read(
     assert not app.exception
     errors = [plain(e.value) for e in app.error]
     assert errors == [
-        "This question set is refused: huge.jsonl is 20.0 MB; the app takes question sets up to 20 MB. "
+        "This question set is refused: huge.jsonl is 20,000,001 bytes; the app takes question sets up to 20 MB. "
         "Evaluate bigger sets with the CLI: chunker eval"
     ]
     assert not app.metric
