@@ -24,7 +24,7 @@ from llama_index.core.retrievers import (
 )
 from llama_index.core.schema import MetadataMode, NodeRelationship, NodeWithScore, QueryBundle, TextNode
 
-from chunk_inspector.pipelines.llamaindex import MarkdownChunkNodeParser
+from chunk_inspector.pipelines.llamaindex import MarkdownChunkNodeParser, breadcrumb_line
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT = (ROOT / "sample_docs" / "poetry_cli.md").read_text(encoding="utf-8")
@@ -55,7 +55,7 @@ def test_chunk_nodes_carry_offsets_and_metadata() -> None:
         assert (node.start_char_idx, node.end_char_idx) == chunk.char_span
         assert node.text == chunk.added_prefix + TEXT[node.start_char_idx : node.end_char_idx] + chunk.added_suffix
         assert node.node_id == f"poetry#{chunk.id}"
-        assert set(METADATA_KEYS) | {"file_name", "team"} == set(node.metadata)
+        assert set(METADATA_KEYS) | {"file_name", "team", "breadcrumb_line"} == set(node.metadata)
         assert node.metadata["breadcrumb"] == chunk.breadcrumb and node.metadata["flags"] == chunk.flags
         assert node.metadata["char_span"] == list(chunk.char_span) and node.metadata["token_count"] == chunk.token_count
         assert node.ref_doc_id == "poetry"
@@ -76,8 +76,30 @@ def test_offsets_are_ours_even_where_a_text_search_would_miss() -> None:
 def test_embedder_sees_the_breadcrumb_only_of_our_metadata() -> None:
     nodes, _ = _nodes(include_sections=False)
     shown = nodes[1].get_content(metadata_mode=MetadataMode.EMBED)
-    assert "breadcrumb: " in shown and "file_name: poetry_cli.md" in shown
+    assert "file_name: poetry_cli.md" in shown
     assert "char_span" not in shown and "ancestor_ids" not in shown
+
+
+def test_the_breadcrumb_shown_reads_as_contextualize_writes_it() -> None:
+    """The embedder and the LLM once saw the breadcrumb as a Python list (``breadcrumb: ['poetry_cli.md',
+    'Commands']``): they see the line of ``contextualize()`` (``poetry_cli.md › Commands``), the document by its
+    file name, and the list stays in the metadata, as in the other adapters."""
+    nodes, chunks = _nodes(include_sections=False)
+    for node, chunk in zip(nodes, chunks, strict=True):
+        line = chunk.contextualize().split("\n\n", 1)[0]
+        assert " › " in line or len(chunk.breadcrumb) == 1
+        for mode in (MetadataMode.EMBED, MetadataMode.LLM):
+            shown = node.get_content(metadata_mode=mode)
+            assert shown == f"file_name: poetry_cli.md\nteam: docs\nbreadcrumb_line: {line}\n\n{chunk.markdown}".strip()
+            assert "['" not in shown
+        assert node.metadata["breadcrumb"] == chunk.breadcrumb
+    deep = chunker.chunk_markdown(
+        "# A\n\nSome text that is long enough here.\n\n## B\n\nText that is also long enough to split.\n",
+        name="docs/guide.md",
+        target=16,
+        hard_cap=16,
+    )
+    assert [breadcrumb_line(c) for c in deep] == ["guide.md › A", "guide.md › A › B"]
 
 
 def test_a_file_name_that_is_not_utf8_is_refused_in_one_error() -> None:
