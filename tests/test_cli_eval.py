@@ -102,6 +102,15 @@ def test_bad_sets_and_options_are_one_line_errors(tmp_path: Path, capsys: pytest
     assert "hard_cap (32) must be at least target (64)" in capsys.readouterr().err
 
 
+def test_a_root_that_is_a_file_is_said_to_be_no_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`eval SET --root FILE` said the folder "does not exist" though it does, as a file."""
+    path = write_set(tmp_path)
+    assert main(["eval", str(path), "--root", str(tmp_path / "docs" / "guide.md"), "-q"]) == 2
+    assert capsys.readouterr().err.endswith("docs/guide.md is not a folder (give --root DIR)\n")
+    assert main(["eval", str(path), "--root", str(tmp_path / "nothing"), "-q"]) == 2
+    assert capsys.readouterr().err.endswith("nothing does not exist (give --root DIR)\n")
+
+
 def test_peers_without_any_installed_says_how_to_get_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -124,7 +124,8 @@ def load_question_set(path: Path, root: Path | None = None, *, max_bytes: int = 
         except FileRefused as exc:
             raise QuestionSetError(f"the documents' folder {exc} (give --root DIR to name it)") from None
     if not folder.is_dir():
-        raise QuestionSetError(f"the documents' folder {display(folder)} does not exist (give --root DIR)")
+        what = "is not a folder" if os.path.exists(folder) else "does not exist"  # a file given as --root
+        raise QuestionSetError(f"the documents' folder {display(folder)} {what} (give --root DIR)")
 
     names: dict[tuple[int, int], str] = {}  # each file read once: (device, inode) -> the name it was read by
 
