@@ -976,7 +976,8 @@ def test_a_hard_cap_of_billions_costs_what_the_document_costs(tmp_path: Path) ->
         (["-k", "0"], "argument -k: expected a whole number of chunks, 1 or more, got '0'"),
         (["--budget", "-100"], "argument --budget: expected a whole number of tokens, 1 or more, got '-100'"),
         (["--overlap", "-1"], "argument --overlap: expected a whole number of tokens, 0 or more, got '-1'"),
-        (["-k", "9" * 50], "argument -k: expected a whole number of chunks, 1 or more, got '" + "9" * 28 + "…"),
+        (["-k", "x" * 50], "argument -k: expected a whole number of chunks, 1 or more, got '" + "x" * 28 + "…"),
+        (["-k", "-" + "9" * 20], "argument -k: expected a whole number of chunks, 1 or more, got '-9999"),
     ],
 )
 def test_eval_refuses_counts_below_their_least(
@@ -990,6 +991,34 @@ def test_eval_refuses_counts_below_their_least(
     )
     assert main(["eval", str(tmp_path / "set.jsonl"), "-q", *flags]) == 2
     assert said in one_error_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["-k", "9" * 20], "argument -k: '99999999999999999999' is too large: at most 999,999,999,999"),
+        (["-k", "1" + "0" * 12], "argument -k: '1000000000000' is too large: at most 999,999,999,999"),
+        (["--target", "9" * 5000], "argument --target: '" + "9" * 28 + "… is too large: at most 999,999,999,999"),
+        (["--hard-cap", "+" + "9" * 20], "argument --hard-cap: '+99999999999999999999' is too large: at most"),
+        (["--overlap", "9" * 20], "argument --overlap: '99999999999999999999' is too large: at most 999,999,999,999"),
+        (["--min-tokens", "9" * 20], "argument --min-tokens: '99999999999999999999' is too large: at most"),
+        (["--budget", "9" * 20], "argument --budget: '99999999999999999999' is too large: at most 999,999,999,999"),
+        (["--max-size", "9" * 20], "argument --max-size: '99999999999999999999' is too large: at most 1,048,576 MiB"),
+        (["--max-size", "inf"], "argument --max-size: 'inf' is too large: at most 1,048,576 MiB"),
+    ],
+)
+def test_a_number_too_large_is_said_to_be_too_large(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], said: str
+) -> None:
+    """``-k 99999999999999999999`` was refused as not "a whole number of chunks, 1 or more", which it is: each
+    whole-number option, and --max-size, says a number over its most is too large and what the most is."""
+    (tmp_path / "set.jsonl").write_text("", encoding="utf-8")
+    assert main(["eval", str(tmp_path / "set.jsonl"), "-q", *flags]) == 2
+    assert said in one_error_line(capsys.readouterr().err)
+    assert main([str(tmp_path / "a.md"), "--jobs", "9" * 20]) == 2
+    assert "argument -j/--jobs: '99999999999999999999' is too large: at most 999,999,999,999" in one_error_line(
+        capsys.readouterr().err
+    )
 
 
 @pytest.mark.parametrize("line", ["<a " * 20_000, "1. " * 20_000 + "x"])

@@ -104,27 +104,53 @@ def _path(value: str) -> Path:
     return Path(value)
 
 
+# The most an option takes: a count or size of tokens, chunks or processes up to this, a file size up to this
+# many MiB (1 TiB). More is refused as too large, not as "not a whole number".
+_MOST_NUMBER = 10**12 - 1
+_MOST_MIB = 1 << 20
+
+
+def _too_large(value: str, most: int, unit: str = "") -> argparse.ArgumentTypeError:
+    """The refusal of an option's number that is one, only over ``most``."""
+    return argparse.ArgumentTypeError(f"{quoted(value, 30)} is too large: at most {most:,}{unit}")
+
+
 def _megabytes(value: str) -> int:
     try:
         size = float(value)
     except ValueError:
         size = -1.0
-    if not 0 < size <= 1 << 20:  # NaN and infinity fail here too
+    if size > _MOST_MIB:  # infinity too
+        raise _too_large(value, _MOST_MIB, " MiB")
+    if not size > 0:  # NaN fails here too
         raise argparse.ArgumentTypeError(f"expected a size in MiB (more than 0), got {value!r}")
     return max(1, int(size * MB))
 
 
 def _whole_number(least: int, expected: str) -> Callable[[str], int]:
-    """An option's type: a whole number, ``least`` or more, else an error that says ``expected`` (``-k 0``
-    retrieves nothing; ``--budget -100`` once reported a recall of 1.000)."""
+    """An option's type: a whole number from ``least`` to :data:`_MOST_NUMBER`, else an error that says
+    ``expected`` (``-k 0`` retrieves nothing; ``--budget -100`` once reported a recall of 1.000), or for a whole
+    number over the most, that it is too large and what the most is (``-k 99999999999999999999`` was said not to
+    be a whole number)."""
 
     def parse(value: str) -> int:
-        try:
-            number = int(value) if len(value) <= 12 else None
-        except ValueError:
-            number = None
+        text = value.strip()
+        digits = text.removeprefix("+").removeprefix("-")
+        number: int | None
+        if digits.isascii() and digits.isdigit():  # plain digits, read at any length (int() stops at 4,300)
+            if len(digits.lstrip("0")) > len(str(_MOST_NUMBER)):
+                number = least - 1 if text.startswith("-") else _MOST_NUMBER + 1
+            else:
+                number = int(text)
+        else:
+            try:
+                number = int(value) if len(value) <= 40 else None  # 1_000, other scripts' digits
+            except ValueError:
+                number = None
         if number is None or number < least:
             raise argparse.ArgumentTypeError(f"expected {expected}, got {quoted(value, 30)}")
+        if number > _MOST_NUMBER:
+            raise _too_large(value, _MOST_NUMBER)
         return number
 
     return parse
