@@ -37,13 +37,13 @@ import chunker
 from chunk_inspector.app.view import Outline, md_escape, megabytes, plural, section_path, source_html
 from chunk_inspector.evaluate.metrics import (
     BUDGET,
-    CHUNKING_SHARE,
     Contender,
     Evaluation,
     Index,
     IndexedChunk,
     K,
     QuestionResult,
+    chunking_share,
     evaluate,
 )
 from chunk_inspector.evaluate.progress import WINDOW, ProgressFn, scaled, time_left
@@ -310,7 +310,7 @@ def run_engine(
     chunk_sets: dict[str, chunker.ChunkSet] = {}
     for n, (name, text) in enumerate(questions.documents.items()):
         if progress is not None:
-            share = CHUNKING_SHARE * n / len(questions.documents)
+            share = chunking_share(retriever) * n / len(questions.documents)
             progress(share, f"chunking {name} ({n + 1} of {len(questions.documents)})")
         docs[name] = parse(name, text)
         chunk_sets[name] = repack(name, docs[name], settings)
