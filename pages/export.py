@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
+
 import streamlit as st
 
+import chunker
 from chunk_inspector.app import frame, view
 
 opened = frame.current()
@@ -17,6 +21,26 @@ def _records(n: int) -> str:
     return f"{n} record" if n == 1 else f"{n} records"
 
 
+# What each download holds, written only when its button is clicked (Streamlit's deferred download): a 5 MB
+# document's five files are 270 MB of text, which took 20 s to write at every run of this page and stayed in
+# the server's memory, outside the cache's budget, until the session's next run.
+_SOURCE = (opened.key, doc.name, settings, doc.text, frame.tokenizer_for(settings.tokenizer_name))
+
+
+def _when_clicked(write: Callable[[chunker.Document, chunker.ChunkSet], str]) -> Callable[[], str]:
+    """The download's data as Streamlit calls it on a click: the document and chunk set taken again from the
+    shared cache (:func:`frame.reopen`), then written."""
+
+    def data() -> str:
+        return write(*frame.reopen(*_SOURCE))
+
+    return data
+
+
+def _layer(name: str) -> Callable[[chunker.Document, chunker.ChunkSet], str]:
+    return lambda _, made: made.layers_jsonl()[name]
+
+
 st.subheader(f"Export · {view.md_escape(doc.name)}")
 tokenizer = view.md_escape(view.tokenizer_label(settings.tokenizer_name))
 st.caption(
@@ -27,7 +51,7 @@ st.markdown("**Chunk set**")
 with st.container(horizontal=True):
     st.download_button(
         "JSON",
-        chunks.to_json(),
+        _when_clicked(lambda _, made: made.to_json()),
         file_name=f"{stem}.chunks.json",
         mime="application/json",
         key="dl_json",
@@ -36,7 +60,7 @@ with st.container(horizontal=True):
     )
     st.download_button(
         "JSONL",
-        chunks.to_jsonl(),
+        _when_clicked(lambda _, made: made.to_jsonl()),
         file_name=f"{stem}.chunks.jsonl",
         mime="application/jsonl",
         key="dl_jsonl",
@@ -44,7 +68,7 @@ with st.container(horizontal=True):
     )
     st.download_button(
         "Document tree (JSON)",
-        doc.to_json(),
+        _when_clicked(lambda parsed, _: parsed.to_json()),
         file_name=f"{stem}.tree.json",
         mime="application/json",
         key="dl_tree",
@@ -52,12 +76,12 @@ with st.container(horizontal=True):
     )
 
 st.markdown("**Three layers** · documents, sections and chunks, each record with its parent id")
-layers = chunks.layers_jsonl()
+records = Counter(f"{node.kind}s" for node in chunks.hierarchy().nodes())  # one line per record in each layer
 with st.container(horizontal=True):
-    for layer, text in layers.items():
+    for layer in ("documents", "sections", "chunks"):
         st.download_button(
-            f"{layer}.jsonl ({_records(text.count(chr(10)))})",
-            text,
+            f"{layer}.jsonl ({_records(records[layer])})",
+            _when_clicked(_layer(layer)),
             file_name=f"{stem}.{layer}.jsonl",
             mime="application/jsonl",
             key=f"dl_layer_{layer}",

@@ -59,6 +59,7 @@ __all__ = [
     "parse_cached",
     "readable",
     "release",
+    "reopen",
     "run_page",
     "sidebar",
     "sidebar_uploads",
@@ -165,6 +166,26 @@ def chunk_cached(key: str, name: str, settings: chunker.ChunkOptions, _doc: chun
     if got.made:
         _count_caches(doc_key, _doc)
     return got.value
+
+
+def reopen(
+    key: str, name: str, settings: chunker.ChunkOptions, text: str, tokenizer: str | chunker.Tokenizer
+) -> tuple[chunker.Document, chunker.ChunkSet]:
+    """The document and chunk set a run opened (:func:`open_document`, :func:`chunk_cached`), taken from the
+    shared cache or made again there, outside any script run and without Streamlit: what a download computed
+    only when clicked (a deferred ``st.download_button``) reads, holding only the text and the settings in
+    between, never the parsed document the cache may have let go. ``tokenizer`` is
+    :func:`tokenizer_for` the settings' tokenizer, resolved while the run could still read its session."""
+    store = cache.shared()
+    doc_key = document_key(key, name, settings.tokenizer_name)
+    doc = store.get(doc_key, lambda: chunker.parse(text, name=name, tokenizer=tokenizer), cache.document_size).value
+    chunks = store.get(
+        chunks_key(key, name, settings),
+        lambda: chunker.chunk_with(doc, settings),
+        lambda made: cache.chunk_set_size(made, doc),
+        depends_on=(doc_key,),
+    ).value
+    return doc, chunks
 
 
 def heading_tree_cached(opened: Opened) -> pd.DataFrame:

@@ -371,6 +371,54 @@ def test_export_offers_json_that_the_engine_reads_back_and_reproducers(app: AppT
     assert json.loads(first)["id"] == "c1"
 
 
+def test_export_writes_no_download_until_one_is_clicked(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page's run writes none of its five files: each is written when its button is clicked (a 5 MB
+    document's were 270 MB of text, written in 20 s at every run and kept in memory until the next). The labels
+    still count each layer's records."""
+    written: list[str] = []
+
+    def spy(name: str, real: Any) -> Any:
+        def write(self: Any, *args: Any, **kwargs: Any) -> Any:
+            written.append(name)
+            return real(self, *args, **kwargs)
+
+        return write
+
+    for cls, name in [
+        (chunker.ChunkSet, "to_json"),
+        (chunker.ChunkSet, "to_jsonl"),
+        (chunker.ChunkSet, "layers_jsonl"),
+        (chunker.Document, "to_json"),
+    ]:
+        monkeypatch.setattr(cls, name, spy(f"{cls.__name__}.{name}", getattr(cls, name)))
+    app.switch_page("pages/export.py").run()
+    assert not app.exception
+    assert written == []
+    engine_layers = chunker.chunk_markdown(GUIDE, name="poetry_cli.md").layers_jsonl()
+    labels = [getattr(b, "label", "") for b in app.get("download_button")]
+    for layer, text in engine_layers.items():
+        count = text.count("\n")
+        assert f"{layer}.jsonl ({count} record{'s' * (count != 1)})" in labels, (layer, labels)
+
+
+def test_a_download_clicked_after_its_document_left_the_cache_is_the_same_file() -> None:
+    """frame.reopen, what a clicked download reads: the cached document and chunk set, or, once the cache let
+    them go, the same ones made again from the text."""
+    from chunk_inspector.app import cache, frame
+
+    settings = chunker.ChunkOptions(tokenizer="cl100k_base", target=256, hard_cap=512)
+    key = frame.digest(GUIDE)
+    doc, chunks = frame.reopen(key, "poetry_cli.md", settings, GUIDE, "cl100k_base")
+    again, same = frame.reopen(key, "poetry_cli.md", settings, GUIDE, "cl100k_base")
+    assert again is doc and same is chunks, "taken from the cache"
+    cache.shared().clear()
+    remade, rechunked = frame.reopen(key, "poetry_cli.md", settings, GUIDE, "cl100k_base")
+    assert remade is not doc
+    expected = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", target=256, hard_cap=512)
+    assert rechunked.to_json() == chunks.to_json() == expected.to_json()
+    assert remade.to_json() == doc.to_json()
+
+
 def test_overlap_is_drawn_hatched_and_min_tokens_flags_tiny_chunks(app: AppTest) -> None:
     """With overlap on, the text a chunk shares with the next is hatched in the source view; with a
     minimum size, chunks the engine could not merge carry the tiny flag in the table."""
