@@ -14,9 +14,10 @@ from chunk_inspector.peers import metrics as peer_metrics
 
 
 def _column_html(chunks: Sequence[chunker.Chunk], differs: set[int], tiny_below: int) -> str:
-    """One card per chunk: id, tokens, lines, flags, the first lines; a red edge where the other side differs."""
+    """One card per chunk (the first ``view.PAGE_ROWS``): id, tokens, lines, flags, the first lines; a red edge
+    where the other side differs."""
     cards = []
-    for chunk in chunks:
+    for chunk in chunks[: view.PAGE_ROWS]:
         bg, bd = view.PALETTE[chunk.index % len(view.PALETTE)]
         edge = "#d64545" if chunk.index in differs else bd
         mark = '<b class="cmp-diff">◆ boundary differs</b> ' if chunk.index in differs else ""
@@ -29,13 +30,52 @@ def _column_html(chunks: Sequence[chunker.Chunk], differs: set[int], tiny_below:
             f"lines {chunk.line_span[0]}–{chunk.line_span[1]}{flag_html}</div>"
             f"<pre>{html.escape(preview)}</pre></div>"
         )
-    return _CSS + "".join(cards)
+    return _CSS + "".join(cards) + _more(len(chunks))
 
 
-def _peer_html(pieces: Sequence[peers.PeerChunk], cap: int) -> str:
+def _more(count: int) -> str:
+    """The line under a column of ``count`` chunks of which only the first ``view.PAGE_ROWS`` are drawn."""
+    if count <= view.PAGE_ROWS:
+        return ""
+    return f'<div class="cmp-more">… and {view.plural(count - view.PAGE_ROWS, "more chunk")}, not drawn</div>'
+
+
+def _window(a: Sequence[chunker.Chunk]) -> tuple[int, int, int | None]:
+    """The chunks of A drawn, ``[first, stop)``, and where the text they start in ends (None: the document's
+    end): all of them up to ``view.PAGE_ROWS``, else the page of A chosen here. The other columns draw the
+    chunks that start in the same text [A's first's start, the end), so that the three stay side by side."""
+    if len(a) <= view.PAGE_ROWS:
+        return 0, len(a), None
+    spans = view.page_spans(len(a))
+    page = st.selectbox(
+        "Chunks shown",
+        range(len(spans)),
+        format_func=lambda i: f"A's {spans[i][0] + 1:,}–{spans[i][1]:,} of {len(a):,}, and B's beside them",
+        key="cmp_page",
+        help=f"A long document's columns show {view.PAGE_ROWS:,} of A's chunks at a time: a page of every chunk "
+        "would take the browser a minute to draw.",
+    )
+    first, stop = spans[min(page or 0, len(spans) - 1)]
+    return first, stop, a[stop].char_span[0] if stop < len(a) else None
+
+
+def _starting_in(spans: Sequence[tuple[int, int] | None], low: int, high: int | None) -> list[int]:
+    """The indexes of ``spans`` that start in ``[low, high)`` (``high`` None: to the end); a span not known
+    (None) in none but the whole text's."""
+    whole = low == 0 and high is None
+    return [
+        i
+        for i, span in enumerate(spans)
+        if (span is None and whole) or (span is not None and span[0] >= low and (high is None or span[0] < high))
+    ]
+
+
+def _peer_html(pieces: Sequence[tuple[int, peers.PeerChunk]], cap: int) -> str:
+    """One card per peer chunk (the first ``view.PAGE_ROWS``), each ``(index, chunk)``: number, tokens, the
+    first lines."""
     count = chunker.get_tokenizer("cl100k_base").count
     cards = []
-    for n, piece in enumerate(pieces):
+    for n, piece in pieces[: view.PAGE_ROWS]:
         text = piece.embedded
         tokens = count(text)
         over = ' · <span class="cmp-flag">over the cap</span>' if tokens > cap else ""
@@ -45,7 +85,7 @@ def _peer_html(pieces: Sequence[peers.PeerChunk], cap: int) -> str:
             f'<div class="cmp-head"><b>#{n + 1}</b> · {tokens} tokens{over}</div>'
             f"<pre>{html.escape(preview)}</pre></div>"
         )
-    return _CSS + "".join(cards)
+    return _CSS + "".join(cards) + _more(len(pieces))
 
 
 def _quality(text: str, pieces: Sequence[peers.PeerChunk], count: Callable[[str], int], cap: int) -> str:
@@ -69,6 +109,7 @@ _CSS = f"""<style>
   color: #333; background: none; {view.preview_box_css(PREVIEW_LINES)} overflow: hidden; }}
 .cmp-diff {{ color: #d64545; }}
 .cmp-flag {{ color: #b03a2e; font-weight: 600; }}
+.cmp-more {{ color: #5f6368; font-style: italic; padding: 4px 8px; }}
 </style>"""
 
 
@@ -118,10 +159,16 @@ b = frame.chunk_cached(
     doc,
 )
 only_a, only_b = view.boundary_diff(a, b)
+first_a, stop_a, window_end = _window(a)
+window_start = a[first_a].char_span[0] if first_a else 0
+drawn = (
+    list(a[first_a:stop_a]),
+    [b[i] for i in _starting_in([c.char_span for c in b], window_start, window_end)],
+)
 columns = st.columns(3 if peer != "(none)" else 2, gap="medium")
-for column, label, chunks, differs, (target, cap, strategy) in (
-    (columns[0], "A", a, only_a, (settings.target, settings.hard_cap, settings.strategy)),
-    (columns[1], "B", b, only_b, (int(min(target_b, cap_b)), int(cap_b), str(strategy_b))),
+for column, label, chunks, shown, differs, (target, cap, strategy) in (
+    (columns[0], "A", a, drawn[0], only_a, (settings.target, settings.hard_cap, settings.strategy)),
+    (columns[1], "B", b, drawn[1], only_b, (int(min(target_b, cap_b)), int(cap_b), str(strategy_b))),
 ):
     with column:
         stats = view.summary(chunks, view.tiny_below(settings))
@@ -132,7 +179,7 @@ for column, label, chunks, differs, (target, cap, strategy) in (
         )
         st.caption(_quality(doc.text, peers.engine_chunks(chunks), doc.tokenizer.count, cap))
         with st.container(height=640, border=True, key=f"cmp-{label}"):
-            st.html(_column_html(chunks, differs, view.tiny_below(settings)))
+            st.html(_column_html(shown, differs, view.tiny_below(settings)))
 if peer != "(none)":
     with columns[2]:
         info = peers.PEERS.get(peer)
@@ -149,6 +196,7 @@ if peer != "(none)":
             cl100k = chunker.get_tokenizer("cl100k_base").count
             st.caption(_quality(doc.text, pieces, cl100k, settings.hard_cap))
             with st.container(height=640, border=True, key="cmp-peer"):
-                st.html(_peer_html(pieces, settings.hard_cap))
+                near = _starting_in([piece.char_span for piece in pieces], window_start, window_end)
+                st.html(_peer_html([(i, pieces[i]) for i in near], settings.hard_cap))
 elif not installed:
     st.caption("No peer chunker is installed here; `pip install '.[peers]'` adds them as a third column.")
