@@ -177,3 +177,24 @@ def test_a_hostile_document_name_and_question_set_fetch_nothing_remote_on_any_pa
         ".map(e => e.getAttribute('src') || e.getAttribute('href') || '')"
     )
     assert not [s for s in sources if HOST in s], sources
+
+
+def test_an_upload_named_with_a_nul_byte_is_one_line_never_a_traceback(page: Page, app_url: str) -> None:
+    """Streamlit refuses a file name holding a NUL byte (what a tampered browser can send) while it reads the
+    widgets' values, before the app's script and its error boundary run: the page showed the exception's type,
+    message and traceback. The server's configuration (client.showErrorDetails) makes it Streamlit's one
+    generic line; reloading the page starts afresh."""
+    open_app(page, app_url)
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.locator("button").filter(has_text=re.compile("^Upload$")).first.click()
+    file_input = sidebar.locator('input[type="file"][accept*=".md"]')
+    file_input.wait_for(state="attached")
+    file_input.set_input_files(files=[payload("a\x00b.md", "text/markdown", b"# T\n\nText.\n")])
+    shown = page.locator('[data-testid="stException"]')
+    expect(shown).to_have_count(1, timeout=60_000)
+    text = shown.inner_text()
+    assert "has encountered an error" in text
+    assert "Traceback" not in text and "null bytes" not in text and "StreamlitAPIException" not in text, text
+    page.reload()
+    page.wait_for_selector(IDLE)
+    expect(page.get_by_role("heading", name="poetry_cli.md")).to_be_visible()
