@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
@@ -140,15 +139,16 @@ st.dataframe(
 )
 
 
-@st.cache_data(max_entries=4, show_spinner="Packing the archive…")
-def _archive(payload: str) -> bytes:
-    return view.chunk_sets_zip(json.loads(payload))
+def _archive() -> bytes:
+    """The zip, written when its button is clicked (Streamlit's deferred download): every document's JSON and
+    JSONL, written at every run of the page, took seconds per 5 MB upload and, kept with the zip, hundreds of MB
+    of the server's memory outside the cache's budget."""
+    return view.chunk_sets_zip([(name, cs.to_json(), cs.to_jsonl()) for name, cs in results])
 
 
-payload = json.dumps([(name, cs.to_json(), cs.to_jsonl()) for name, cs in results])
 st.download_button(
     f"Download all ({len(results)} JSON files + chunks.jsonl, zip)",
-    _archive(payload),
+    _archive,
     file_name="chunk-sets.zip",
     mime="application/zip",
     key="corpus_download",

@@ -377,6 +377,26 @@ def test_corpus_tables_put_warnings_and_flags_before_the_wide_columns(app: AppTe
     assert ("document", "id", "tokens", "flags", "lines", "starts with") in per_document
 
 
+def test_corpus_writes_no_chunk_set_json_until_the_zip_is_clicked(
+    app: AppTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's run writes no document's JSON or JSONL: the zip is written when its button is clicked (every run
+    wrote them all, seconds and hundreds of MB for a few 5 MB uploads, and kept the zip)."""
+    written: list[str] = []
+    for name in ("to_json", "to_jsonl"):
+        real = getattr(chunker.ChunkSet, name)
+
+        def spy(self: Any, *args: Any, _name: str = name, _real: Any = real, **kwargs: Any) -> Any:
+            written.append(_name)
+            return _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(chunker.ChunkSet, name, spy)
+    app.switch_page("pages/corpus.py").run()
+    assert not app.exception and metric(app, "Documents") != "0"
+    assert written == []
+    assert any(getattr(b, "label", "").startswith("Download all") for b in app.get("download_button"))
+
+
 def test_corpus_upload_reports_a_bad_file_and_keeps_the_good_ones(app: AppTest) -> None:
     app.switch_page("pages/corpus.py").run()
     app.segmented_control(key="corpus_source").set_value("Upload files").run()

@@ -281,14 +281,16 @@ def test_corpus_archive_members_are_plain_unique_names_one_per_upload(
 ) -> None:
     """Uploads named ../../x.md, /etc/cron.d/evil.md and dup.md twice: the zip holds x.md.json, evil.md.json,
     dup.md.json and dup-2.md.json (it used to hold the raw names, and one member for both dup.md)."""
-    made: list[bytes] = []
-    real: Callable[..., bytes] = view.chunk_sets_zip
+    import streamlit as st
 
-    def spy(items: Any) -> bytes:
-        made.append(real(items))
-        return made[-1]
+    offered: list[Any] = []  # each download's data: the zip is written when its button is clicked
+    real: Callable[..., Any] = st.download_button
 
-    monkeypatch.setattr(view, "chunk_sets_zip", spy)
+    def button(label: str, data: Any, *args: Any, **kwargs: Any) -> Any:
+        offered.append(data)
+        return real(label, data, *args, **kwargs)
+
+    monkeypatch.setattr(st, "download_button", button)
     app.switch_page("pages/corpus.py").run()
     app.segmented_control(key="corpus_source").set_value("Upload files").run()
     names = ["../../x.md", "/etc/cron.d/evil.md", "dup.md", "dup.md", f"{IMAGE}.md"]
@@ -298,7 +300,8 @@ def test_corpus_archive_members_are_plain_unique_names_one_per_upload(
     app.file_uploader(key="corpus_uploads").set_value(files).run()
     assert not app.exception
     assert metric(app, "Documents") == str(len(names))
-    with zipfile.ZipFile(io.BytesIO(made[-1])) as archive:
+    assert callable(offered[-1])
+    with zipfile.ZipFile(io.BytesIO(offered[-1]())) as archive:
         members = archive.namelist()
     assert members == [
         "x.md.json",
