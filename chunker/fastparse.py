@@ -8,7 +8,9 @@ are enabled (the "zero" preset plus the block rules), so no inline parsing happe
 
 Memory: markdown-it.rs hands its tree over as Python objects, inline text included, up to
 about 50 bytes per byte of text. So the top level is parsed in pieces of about 64 K
-characters, each tree dropped once its blocks are read (:class:`_Pieces`), and the checks
+characters, each tree dropped once its blocks are read (:class:`_Pieces`; a table longer than a
+piece, two objects a cell in such a tree, is measured by markdown-it-py's table rule instead:
+:func:`_table_end`), and the checks
 below read the text in pieces too (:func:`_scan_pieces`) instead of copies of all of it;
 ``tests/test_pieces.py`` shows that the pieces give what the whole gives.
 
@@ -545,8 +547,17 @@ class _Pieces:
             if len(nodes) < 2:  # a node that may go on past the piece (or none at all: blank lines)
                 if not nodes:
                     line, window = stop_line, PIECE_CHARS
-                else:
-                    window *= 2
+                    continue
+                if nodes[0].name == "table":  # its end found without a tree of every cell (see _table_end)
+                    first = bisect_right(byte_starts, base + nodes[0].srcmap[0], line) - 1
+                    stop = _table_end(body, starts, first)
+                    if stop is not None and stop > first:
+                        end = byte_starts[stop] if stop < lines else byte_starts[-1] + _utf8_len(body[starts[-1] :])
+                        yield [_Block("table", (nodes[0].srcmap[0], end - base))], base
+                        del nodes
+                        line, window = stop, PIECE_CHARS
+                        continue
+                window *= 2
                 continue
             last = nodes.pop()  # parsed again, whole, at the start of the next piece
             yield nodes, base
@@ -556,6 +567,59 @@ class _Pieces:
                 self.failed = True
                 return
             line, window = next_line, PIECE_CHARS
+
+
+class _Block:
+    """A top-level node as :class:`_Pieces` hands it on without markdown-it.rs's tree: its name and source map
+    (UTF-8 offsets from the piece's start), nothing inside."""
+
+    __slots__ = ("children", "meta", "name", "srcmap")
+
+    def __init__(self, name: str, srcmap: tuple[int, int]) -> None:
+        self.name, self.srcmap = name, srcmap
+        self.children: tuple[Any, ...] = ()
+        self.meta: dict[str, Any] = {}
+
+
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+_py_parser: Any = None
+
+
+class _Sink:
+    """What markdown-it-py's block state gives a rule in place of its token stream: nothing kept."""
+
+    @staticmethod
+    def append(token: Any) -> None:
+        return None
+
+
+def _table_end(body: str, starts: Sequence[int], line: int) -> int | None:
+    """The line after the table that starts on ``line`` of ``body``, as markdown-it-py's table rule (the parser
+    of record) finds it, or ``None`` where there is no table there.
+
+    A table longer than a piece is one node, and markdown-it.rs's tree of it holds two objects per cell: parsed
+    whole (in pieces doubling until one holds it), a 5 MB table of 50,000 columns took 6 GB and 30 s, a 1 MB
+    table of 5 columns 1.1 GB. Here the rule itself reads the table's lines, its tokens dropped as it makes
+    them, up to the first blank line (where any table ends)."""
+    global _py_parser
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_block.state_block import StateBlock
+    from markdown_it.rules_block.table import table
+
+    if _py_parser is None:
+        _py_parser = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).enable(["table"])
+    stop, lines = line, len(starts)
+    while stop < lines and not _blank(body, starts, stop):
+        stop += 1
+    text = body[starts[line] : starts[stop] if stop < lines else len(body)]
+    state = StateBlock(text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd"), _py_parser, {}, [])
+    state.tokens = _Sink()  # type: ignore[assignment]
+    if not table(state, 0, state.lineMax, False):
+        return None
+    return line + state.line
 
 
 def inner_blocks(text: str) -> list[RawInner] | None:

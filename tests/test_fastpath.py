@@ -548,3 +548,50 @@ def test_the_region_parser_keeps_divergent_texts_off_the_whole_text_fallback() -
     for construct in DIVERGENT:
         assert fastparse.top_level_blocks(construct) is None
         assert fastparse.top_level_blocks(construct, region_parser=PARSE._markdown_it_raw) is not None
+
+
+class _TreeSpy:
+    """markdown-it.rs's parser, noting the length of every text it makes a tree of."""
+
+    def __init__(self, real: Any) -> None:
+        self.real, self.lengths = real, []
+
+    def tree(self, text: str) -> Any:
+        self.lengths.append(len(text))
+        return self.real.tree(text)
+
+
+@pytest.mark.parametrize(
+    "after", ["> a quote ends it\n", "# A heading ends it\n", "- a list ends it\n", "\nA paragraph.\n", ""]
+)
+def test_a_table_longer_than_a_piece_is_read_without_a_tree_of_its_cells(
+    monkeypatch: pytest.MonkeyPatch, after: str
+) -> None:
+    """A table is one top-level node: pieces doubling until one held it made markdown-it.rs's tree of the whole
+    table, two objects a cell (a 5 MB upload of 50,000 columns: 6 GB and 30 s; 1 MB of five columns: 1.1 GB).
+    Its end is now markdown-it-py's table rule's, read off its lines; the blocks are those of the parser of
+    record."""
+    rows = "".join(f"| {n} | cell {n} \\| piped | `a|b` |\n" for n in range(6_000))
+    text = f"Intro.\n\n| a | b | c |\n|---|:-:|--:|\n{rows}{after}\nAfter.\n"
+    assert len(rows) > 3 * fastparse.PIECE_CHARS
+    spy = _TreeSpy(fastparse._md())
+    monkeypatch.setattr(fastparse, "_md", lambda: spy)
+    blocks = fastparse.top_level_blocks(text)
+    assert blocks is not None and [b[0] for b in blocks][:2] == ["paragraph", "table"]
+    assert max(spy.lengths) <= 2 * fastparse.PIECE_CHARS, "no tree of the whole table"
+    monkeypatch.undo()
+    fast, ref = both_paths(text)
+    assert fast[0] == ref[0]
+
+
+def test_a_long_table_ends_where_markdown_it_py_stops_filling_in_cells() -> None:
+    """markdown-it-py ends a table once it would fill in more than 65,536 missing cells (a header of 300
+    columns over rows of one); markdown-it.rs went on, and the fast path gave its longer table."""
+    header = "|" + "|".join(f"h{n}" for n in range(300)) + "|\n|" + "---|" * 300 + "\n"
+    text = "Intro.\n\n" + header + ("|" + "x" * 400 + "|\n") * 400 + "\nAfter.\n"
+    assert len(text) > fastparse.PIECE_CHARS
+    fast = chunker.parse(text, name="doc.md")
+    with parser_of_record():
+        ref = chunker.parse(text, name="doc.md")
+    assert [(b.kind, b.line_span) for b in fast.blocks] == [(b.kind, b.line_span) for b in ref.blocks]
+    assert [b.kind for b in ref.blocks] == ["paragraph", "table", "paragraph", "paragraph"]
