@@ -541,6 +541,13 @@ class _Pieces:
                 self.failed = True
                 return
             base = byte_starts[line]
+            cut = self._shorter_table(nodes, base, line)
+            if cut is not None:  # markdown-it-py ends a table sooner: the piece ends with it, the next starts after
+                at, stop = cut
+                yield [*nodes[:at], _Block("table", (nodes[at].srcmap[0], self._byte_at(stop) - base))], base
+                del nodes
+                line, window = stop, PIECE_CHARS
+                continue
             if stop_line >= lines:  # the last piece: every node is whole
                 yield nodes, base
                 return
@@ -550,12 +557,11 @@ class _Pieces:
                     continue
                 if nodes[0].name == "table":  # its end found without a tree of every cell (see _table_end)
                     first = bisect_right(byte_starts, base + nodes[0].srcmap[0], line) - 1
-                    stop = _table_end(body, starts, first)
-                    if stop is not None and stop > first:
-                        end = byte_starts[stop] if stop < lines else byte_starts[-1] + _utf8_len(body[starts[-1] :])
-                        yield [_Block("table", (nodes[0].srcmap[0], end - base))], base
+                    table_stop = _table_end(body, starts, first)
+                    if table_stop is not None and table_stop > first:
+                        yield [_Block("table", (nodes[0].srcmap[0], self._byte_at(table_stop) - base))], base
                         del nodes
-                        line, window = stop, PIECE_CHARS
+                        line, window = table_stop, PIECE_CHARS
                         continue
                 window *= 2
                 continue
@@ -567,6 +573,31 @@ class _Pieces:
                 self.failed = True
                 return
             line, window = next_line, PIECE_CHARS
+
+    def _byte_at(self, line: int) -> int:
+        """The UTF-8 offset where ``line`` starts (the text's end for the line after the last)."""
+        if line < len(self.starts):
+            return self.byte_starts[line]
+        return self.byte_starts[-1] + _utf8_len(self.body[self.starts[-1] :])
+
+    def _shorter_table(self, nodes: list[Any], base: int, line: int) -> tuple[int, int] | None:
+        """The index among ``nodes`` of a table that markdown-it-py ends on an earlier line than markdown-it.rs,
+        with that line; None where there is none. markdown-it-py ends a table once it would fill in more than
+        65,536 missing cells (a wide header over rows of a cell or two); markdown-it.rs goes on. Only a table
+        with more columns times rows than that is measured again (:func:`_table_end`)."""
+        for at, node in enumerate(nodes):
+            if node.name != "table" or len(node.children) < 2:
+                continue
+            head, rows = node.children[0], len(node.children[1].children)
+            columns = len(head.children[0].children) if head.children else 0
+            if columns * rows <= _MAX_FILLED_CELLS:
+                continue
+            first = bisect_right(self.byte_starts, base + node.srcmap[0], line) - 1
+            stop = _table_end(self.body, self.starts, first)
+            end = node.srcmap[1] + base
+            if stop is not None and stop > first and self._byte_at(stop) <= max(end - 1, base + node.srcmap[0]):
+                return at, stop
+        return None
 
 
 class _Block:
@@ -586,6 +617,7 @@ def _utf8_len(text: str) -> int:
 
 
 _py_parser: Any = None
+_MAX_FILLED_CELLS = 0x10000  # markdown-it-py's MAX_AUTOCOMPLETED_CELLS: a table ends past so many cells filled in
 
 
 class _Sink:

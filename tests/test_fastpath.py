@@ -584,12 +584,14 @@ def test_a_table_longer_than_a_piece_is_read_without_a_tree_of_its_cells(
     assert fast[0] == ref[0]
 
 
-def test_a_long_table_ends_where_markdown_it_py_stops_filling_in_cells() -> None:
+@pytest.mark.parametrize("cell", ["x" * 400, "x"], ids=["longer-than-a-piece", "within-a-piece"])
+def test_a_table_ends_where_markdown_it_py_stops_filling_in_cells(cell: str) -> None:
     """markdown-it-py ends a table once it would fill in more than 65,536 missing cells (a header of 300
-    columns over rows of one); markdown-it.rs went on, and the fast path gave its longer table."""
+    columns over rows of one); markdown-it.rs went on, and the fast path gave its longer table, whether the
+    table was longer than a piece or within one."""
     header = "|" + "|".join(f"h{n}" for n in range(300)) + "|\n|" + "---|" * 300 + "\n"
-    text = "Intro.\n\n" + header + ("|" + "x" * 400 + "|\n") * 400 + "\nAfter.\n"
-    assert len(text) > fastparse.PIECE_CHARS
+    text = "Intro.\n\n" + header + ("|" + cell + "|\n") * 400 + "\nAfter.\n"
+    assert (len(text) > fastparse.PIECE_CHARS) == (len(cell) > 1)
     fast = chunker.parse(text, name="doc.md")
     with parser_of_record():
         ref = chunker.parse(text, name="doc.md")
