@@ -84,16 +84,17 @@ for name, chunks in results:
     )
 table = pd.DataFrame(rows)
 total = int(table["chunks"].sum())
-cols = st.columns(5)
-cols[0].metric("Documents", f"{len(results):,}")
-cols[1].metric("Chunks", f"{total:,}")
-cols[2].metric(
+# A row that wraps: in columns, a narrow window cut the numbers to '1…'.
+metrics = st.container(horizontal=True)
+metrics.metric("Documents", f"{len(results):,}")
+metrics.metric("Chunks", f"{total:,}")
+metrics.metric(
     "Tokens embedded",
     f"{sum(c.token_count for _, cs in results for c in cs):,}",
     help=f"{view.CHUNK_TOKENS_HELP} (The documents: {int(table['tokens'].sum()):,}.)",
 )
-cols[3].metric("Warnings", f"{int(table['warnings'].sum()):,}")
-cols[4].metric("Failed", f"{len(failures):,}")
+metrics.metric("Warnings", f"{int(table['warnings'].sum()):,}")
+metrics.metric("Failed", f"{len(failures):,}")
 
 left, right = st.columns([3, 2], gap="medium")
 with left:

@@ -337,19 +337,20 @@ except chunker.ChunkerError as exc:  # a dense model that cannot be loaded, opti
 ev = run.evaluation
 mean = ev.mean()
 
-cols = st.columns(6)
-cols[0].metric(
+# A row that wraps: in columns, a narrow window cut the numbers to '1…'.
+metrics = st.container(horizontal=True)
+metrics.metric(
     "Recall in budget", f"{mean['recall@budget']:.3f}", help=f"Chunks in rank order within {BUDGET:,} tokens"
 )
-cols[1].metric(f"Recall at {K}", f"{mean['recall@k']:.3f}", help=f"The top {K} chunks")
-cols[2].metric("Precision in budget", f"{mean['precision@budget']:.3f}")
-cols[3].metric("IoU in budget", f"{mean['iou@budget']:.3f}")
-cols[4].metric(
+metrics.metric(f"Recall at {K}", f"{mean['recall@k']:.3f}", help=f"The top {K} chunks")
+metrics.metric("Precision in budget", f"{mean['precision@budget']:.3f}")
+metrics.metric("IoU in budget", f"{mean['iou@budget']:.3f}")
+metrics.metric(
     "Precision Ω",
     f"{mean['precision_omega']:.3f}",
     help="The precision if exactly the chunks holding the answer were retrieved",
 )
-cols[5].metric("Chunks", f"{len(ev.chunks):,}", help="Of all documents of the set, indexed together")
+metrics.metric("Chunks", f"{len(ev.chunks):,}", help="Of all documents of the set, indexed together")
 
 # The engine's rows are drawn at once; the peers' (slower: they chunk every document from scratch at each
 # new setting) fill the same tables at the end of the run, so the engine's results show first.

@@ -41,16 +41,17 @@ st.caption(
     + (f" · min {settings.min_tokens}" if settings.min_tokens else "")
 )
 
-cols = st.columns(7)
-cols[0].metric("Chunks", f"{stats['chunks']:,}")
-cols[1].metric(
+# A row that wraps: in columns, a narrow window cut the numbers to '1…'.
+metrics = st.container(horizontal=True)
+metrics.metric("Chunks", f"{stats['chunks']:,}")
+metrics.metric(
     "Total tokens", f"{stats['total']:,}", help=f"{view.CHUNK_TOKENS_HELP} (This document: {doc.token_count:,}.)"
 )
-cols[2].metric("Min", f"{stats['min']:,}")
-cols[3].metric("Median", f"{stats['median']:,}", help=f"target {settings.target}")
-cols[4].metric("p95", f"{stats['p95']:,}")
-cols[5].metric("Max", f"{stats['max']:,}", help=f"hard cap {settings.hard_cap}")
-cols[6].metric("Warnings", f"{stats['warnings']:,}", help="Chunks with a flag: split code/table/text, tiny, …")
+metrics.metric("Min", f"{stats['min']:,}")
+metrics.metric("Median", f"{stats['median']:,}", help=f"target {settings.target}")
+metrics.metric("p95", f"{stats['p95']:,}")
+metrics.metric("Max", f"{stats['max']:,}", help=f"hard cap {settings.hard_cap}")
+metrics.metric("Warnings", f"{stats['warnings']:,}", help="Chunks with a flag: split code/table/text, tiny, …")
 
 left, right = st.columns([5, 6], gap="medium")
 with left:

@@ -61,17 +61,18 @@ except chunker.ChunkerError as exc:
     st.stop()
 
 diff = revisions.diff_chunks(old, new, doc.name)
-cols = st.columns(5)
-cols[0].metric(
+# A row that wraps: in columns, a narrow window cut the numbers to '1…'.
+metrics = st.container(horizontal=True)
+metrics.metric(
     "Kept", f"{len(diff.kept):,}", help="Chunks of the new revision whose text the old one has: not re-embedded."
 )
-cols[1].metric("Added", f"{len(diff.added):,}", help="Chunks of the new revision with new text: embedded.")
-cols[2].metric(
+metrics.metric("Added", f"{len(diff.added):,}", help="Chunks of the new revision with new text: embedded.")
+metrics.metric(
     "Removed", f"{len(diff.removed):,}", help="Chunks of the old revision the new one no longer has: deleted."
 )
-cols[3].metric("Re-embed tokens", f"{diff.reembed_tokens:,}", help="The added chunks' tokens.")
+metrics.metric("Re-embed tokens", f"{diff.reembed_tokens:,}", help="The added chunks' tokens.")
 share = "–" if diff.share is None else f"{diff.share:.1%}"
-cols[4].metric("Re-embed share", share, help=f"Of the new revision's {diff.new_tokens:,} tokens in chunks.")
+metrics.metric("Re-embed share", share, help=f"Of the new revision's {diff.new_tokens:,} tokens in chunks.")
 
 changes_only = st.toggle("Changed chunks only", key="rev_changes_only")
 old_cards, new_cards = revisions_view.cards(old, new, diff)

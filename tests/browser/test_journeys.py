@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 import chunker
 from chunk_inspector.app.evaluate_view import load_bundled
@@ -197,3 +197,23 @@ def test_the_question_list_shows_the_question_shown_after_another_set(page: Page
         page.wait_for_selector(IDLE)
     expect(page.locator("strong", has_text=other.question.question)).to_be_visible(timeout=30_000)
     expect(chooser.locator("input")).to_have_value(re.compile(f" {other.question.id} · "))
+
+
+def test_the_numbers_on_top_of_a_page_are_whole_in_a_narrow_window(browser: Browser, app_url: str) -> None:
+    """In an 800 px window (the sidebar open), each figure of a page's row of metrics shows whole: in columns, seven
+    of them were cut to '1…', the Evaluate page's six to '0.…'."""
+    context = browser.new_context(viewport={"width": 800, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        for path, label in (("", "Total tokens"), ("evaluate", "Recall in budget"), ("corpus", "Tokens embedded")):
+            open_app(page, app_url, path)
+            values = page.locator('[data-testid="stMetricValue"]')
+            expect(page.locator('[data-testid="stMetricLabel"]', has_text=label)).to_be_visible()
+            cut = values.evaluate_all(
+                "els => els.filter(e => [e, ...e.querySelectorAll('*')].some(x => x.scrollWidth > x.clientWidth))"
+                ".map(e => e.innerText)"
+            )
+            assert values.count() >= 5 and cut == [], (path or "inspect", cut)
+    finally:
+        context.close()
