@@ -377,7 +377,7 @@ def tokenizer_for(name: str) -> str | chunker.Tokenizer:
 
 
 def _clamp_target() -> None:
-    """Keep target <= hard cap; leave a note so the sidebar can say why it moved."""
+    """Keep target <= hard cap; leave a note so the sidebar can say why it moved (on the next run only)."""
     state = st.session_state
     if state.target > state.hard_cap:
         moved = "target" if state.get("_last_moved") == "target" else "hard cap"
@@ -512,8 +512,9 @@ def _controls() -> chunker.ChunkOptions:
         "kept apart); balanced: greedy, whole sections kept together up to the hard cap; reference: "
         "markdown-object's packing, less its defects (docs/method.md §5a).",
     )
-    if st.session_state.get("clamp_note"):
-        side.caption(f"⚠ {st.session_state.clamp_note}")
+    note = st.session_state.pop("clamp_note", "")  # said on the run after the move only: later it was stale
+    if note:
+        side.caption(f"⚠ {note}")
     with side.expander("More options", expanded=False):
         # Whole numbers in float inputs, shown without decimals: Streamlit's int input raises OverflowError
         # while it seeds itself from a URL holding inf or 1e400 (a link, or the back button to one), before

@@ -100,6 +100,18 @@ def test_target_above_the_cap_is_lowered_and_the_sidebar_says_why(app: AppTest) 
     assert metric(app, "Max") <= "128" or int(metric(app, "Max")) <= 128
 
 
+def test_the_note_on_a_lowered_target_goes_once_the_user_does_something_else(app: AppTest) -> None:
+    """The note says why the target moved, on the run that moved it: it stayed on through another document,
+    another page and every later run, long after the move it explained."""
+    app.select_slider(key="hard_cap").set_value(128).run()
+    assert any("Target lowered to 128" in c.value for c in app.sidebar.caption)
+    app.selectbox(key="sample").set_value("redux_modern_redux.md").run()
+    assert not any("Target lowered" in c.value for c in app.sidebar.caption)
+    assert app.select_slider(key="target").value == 128  # the target stays where the cap put it
+    app.switch_page("pages/export.py").run()
+    assert not any("Target lowered" in c.value for c in app.sidebar.caption)
+
+
 def test_pasted_html_is_shown_as_text_never_as_markup(app: AppTest) -> None:
     """<script> and <img onerror> in a document reach the page escaped."""
     app.segmented_control(key="source").set_value("Paste").run()
