@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 
 import streamlit as st
 
@@ -141,23 +142,15 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
         help="Peers installed in this environment (pip install '.[peers]'): LangChain, LlamaIndex, chonkie, "
         "semchunk, semantic-text-splitter.",
     )
-if target_b > cap_b:
-    st.caption(f"⚠ B's target {target_b} is above its hard cap; using {cap_b}.")
-b = frame.chunk_cached(
-    opened.key,
-    doc.name,
-    chunker.ChunkOptions(
-        tokenizer=settings.tokenizer_name,
-        target=int(min(target_b, cap_b)),
-        hard_cap=int(cap_b),
-        overlap=min(settings.overlap, int(cap_b) // 2 - 1) if settings.overlap else 0,
-        min_tokens=min(settings.min_tokens, int(cap_b)),
-        repeat_table_header=settings.repeat_table_header,
-        breadcrumb_in_budget=settings.breadcrumb_in_budget,
-        strategy=str(strategy_b),
-    ),
-    doc,
+# B: A's settings with B's target, cap and packing, moved where its cap cannot hold them by the sidebar's rules
+# (the target to the cap, the overlap under half of it, the breadcrumb out of the budget of a cap under 32).
+settings_b, moved = chunker.ChunkOptions.nearest(
+    **{f.name: getattr(settings, f.name) for f in fields(settings)}
+    | {"target": int(target_b), "hard_cap": int(cap_b), "strategy": str(strategy_b)}
 )
+if moved:
+    st.caption(view.md_escape("⚠ B uses " + "; ".join(moved) + "."))
+b = frame.chunk_cached(opened.key, doc.name, settings_b, doc)
 only_a, only_b = view.boundary_diff(a, b)
 first_a, stop_a, window_end = _window(a)
 window_start = a[first_a].char_span[0] if first_a else 0
@@ -168,7 +161,7 @@ drawn = (
 columns = st.columns(3 if peer != "(none)" else 2, gap="medium")
 for column, label, chunks, shown, differs, (target, cap, strategy) in (
     (columns[0], "A", a, drawn[0], only_a, (settings.target, settings.hard_cap, settings.strategy)),
-    (columns[1], "B", b, drawn[1], only_b, (int(min(target_b, cap_b)), int(cap_b), str(strategy_b))),
+    (columns[1], "B", b, drawn[1], only_b, (settings_b.target, settings_b.hard_cap, settings_b.strategy)),
 ):
     with column:
         stats = view.summary(chunks, view.tiny_below(settings))

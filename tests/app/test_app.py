@@ -322,6 +322,26 @@ def test_compare_draws_a_long_document_a_page_of_chunks_at_a_time(app: AppTest) 
     assert any(f"of {len(a):,} chunks" in c.value or f"{len(a):,} chunks" in c.value for c in app.caption)
 
 
+def test_compare_b_moves_what_its_cap_cannot_hold_as_the_sidebar_does() -> None:
+    """B's settings go through the rules the sidebar's do: a cap of 16 with the breadcrumb in the budget (which needs
+    32) left the page one error in the engine's words ('hard_cap=16 is too small…'), both columns gone; now B
+    leaves the breadcrumb out of its budget and says so, and lowers an overlap it cannot hold."""
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    at.query_params["breadcrumb_in_budget"] = "true"
+    at.query_params["overlap"] = "100"
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    at.number_input(key="cmp_cap").set_value(16).run()
+    at.number_input(key="cmp_target").set_value(16).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert "**B: target 16 · cap 16 · optimal**" in [m.value for m in at.markdown]
+    notes = " ".join(c.value for c in at.caption)
+    assert "B uses" in notes and "breadcrumb in budget" in notes.lower() and "overlap 100 → 7" in notes
+    a = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", overlap=100, breadcrumb_in_budget=True)
+    b = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", target=16, hard_cap=16, overlap=7)
+    assert source_view(at).count('class="cmp-card"') == len(a) + len(b)
+
+
 def test_compare_counts_the_defects_it_shows_and_no_coverage(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
     """The page shows five defect counts a column; it also looked each chunk up in the whole document for a coverage
     it never showed, quadratic in a long table (13 s of the 17 a 2.6 MB table's column took to measure)."""
