@@ -82,7 +82,7 @@ with st.container(horizontal=True):
         st.download_button(
             f"{layer}.jsonl ({_records(records[layer])})",
             _when_clicked(_layer(layer)),
-            file_name=f"{stem}.{layer}.jsonl",
+            file_name=f"{stem}.layers.{layer}.jsonl",  # not {stem}.chunks.jsonl: the chunk set's JSONL has that
             mime="application/jsonl",
             key=f"dl_layer_{layer}",
             icon=":material/layers:",

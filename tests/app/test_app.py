@@ -506,6 +506,25 @@ def test_a_download_clicked_after_its_document_left_the_cache_is_the_same_file()
     assert remade.to_json() == doc.to_json()
 
 
+def test_every_export_has_a_file_name_of_its_own(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunk set's JSONL and the chunks layer were both saved as poetry_cli.chunks.jsonl, two different files
+    (records of another shape) under one name: the browser kept the second as 'poetry_cli.chunks (1).jsonl'."""
+    import streamlit as st
+
+    names: list[str] = []
+    button = st.download_button
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        names.append(str(kwargs.get("file_name")))
+        return button(*args, **kwargs)
+
+    monkeypatch.setattr(st, "download_button", recorded)
+    app.switch_page("pages/export.py").run()
+    assert not app.exception
+    assert len(names) == 6 and len(set(names)) == 6, names
+    assert "poetry_cli.chunks.jsonl" in names and "poetry_cli.layers.chunks.jsonl" in names
+
+
 def test_overlap_is_drawn_hatched_and_min_tokens_flags_tiny_chunks(app: AppTest) -> None:
     """With overlap on, the text a chunk shares with the next is hatched in the source view; with a
     minimum size, chunks the engine could not merge carry the tiny flag in the table."""
