@@ -319,11 +319,21 @@ def load_hf_tokenizer(name: str, data: bytes, key: str | None = None) -> chunker
 _HF_NAMED = re.compile(r"(?:\b[Tt]he (?:Hugging Face )?tokenizer )?'?(" + re.escape(HF_MEMORY_PREFIX) + r"[0-9a-f]+)'?")
 
 
+# The engine's way out of an encoding it cannot load, in a Python caller's terms (chunker/tokens.py), and the app's.
+_ENCODING_FIX = re.compile(
+    r"^cannot load the tiktoken encoding (.*), or pass tokenizer='cl100k_base' or a callable str -> int\.$"
+)
+_ENCODING_FIX_HERE = (
+    r"Cannot load the tiktoken encoding \1; meanwhile choose cl100k_base under Tokenizer in the sidebar."
+)
+
+
 def readable(message: object) -> str:
-    """``message`` (an error, or its text) with each uploaded tokenizer.json it names by its content
+    """``message`` (an error, or its text) in the app's terms: each uploaded tokenizer.json it names by its content
     (``'hf:sha256:…'``, the key the loaded tokenizer is shared under) named as the user knows it: "the
-    uploaded tokenizer.json (NAME)", NAME the file this session uploaded with that content. Plain text: escape
-    it where Markdown reads it."""
+    uploaded tokenizer.json (NAME)", NAME the file this session uploaded with that content; an encoding that
+    cannot be loaded with the Tokenizer box as the way out, not a Python argument. Plain text: escape it where
+    Markdown reads it."""
     names: Any = st.session_state.get("_hf_names") or {}
 
     def name(match: re.Match[str]) -> str:
@@ -332,7 +342,7 @@ def readable(message: object) -> str:
             return "the uploaded tokenizer.json"
         return f"the uploaded tokenizer.json ({file})"
 
-    return _HF_NAMED.sub(name, str(message))
+    return _ENCODING_FIX.sub(_ENCODING_FIX_HERE, _HF_NAMED.sub(name, str(message)))
 
 
 def _refuse_unknown_patterns(name: str, data: bytes) -> None:

@@ -506,6 +506,36 @@ def test_a_download_clicked_after_its_document_left_the_cache_is_the_same_file()
     assert remade.to_json() == doc.to_json()
 
 
+def test_a_tokenizer_that_cannot_load_says_what_to_do_in_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Offline, o200k_base and p50k_base cannot be fetched: the page said to "pass tokenizer='cl100k_base' or a
+    callable str -> int", the engine's words to a Python caller; in the app the way out is the Tokenizer box."""
+    import tiktoken
+
+    from chunker import tokens
+
+    fetch = tiktoken.get_encoding
+
+    def offline(name: str) -> Any:
+        if name == "p50k_base":
+            raise ConnectionError("no network")
+        return fetch(name)
+
+    tokens._tiktoken_tokenizer.cache_clear()
+    monkeypatch.setattr(tiktoken, "get_encoding", offline)
+    try:
+        at = AppTest.from_file(str(APP), default_timeout=120)
+        at.query_params["tokenizer"] = "p50k_base"
+        at.run()
+        assert not at.exception
+        message = plain(at.error[0].value)
+        assert message.startswith("Cannot load the tiktoken encoding 'p50k_base'"), message
+        assert "choose cl100k_base under Tokenizer in the sidebar" in message and "pass tokenizer=" not in message
+        at.selectbox(key="tokenizer").set_value("cl100k_base").run()  # the way out it names
+        assert not at.error and metric(at, "Chunks") == f"{engine_count(GUIDE, 384, 1024):,}"
+    finally:
+        tokens._tiktoken_tokenizer.cache_clear()
+
+
 def test_every_export_has_a_file_name_of_its_own(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
     """The chunk set's JSONL and the chunks layer were both saved as poetry_cli.chunks.jsonl, two different files
     (records of another shape) under one name: the browser kept the second as 'poetry_cli.chunks (1).jsonl'."""
