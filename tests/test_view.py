@@ -135,12 +135,31 @@ def test_the_size_histogram_draws_the_bins_with_the_target_and_cap_marked() -> N
     figure = view.size_histogram([10, 20, 20, 300], target=256, hard_cap=512)
     bars = figure["data"][0]
     counts, edges = view.size_bins([10, 20, 20, 300])
-    assert bars["type"] == "bar" and list(bars["y"]) == list(counts) and bars["width"] == edges[1] - edges[0]
-    assert list(bars["x"]) == [(a + b) / 2 for a, b in itertools.pairwise(edges)]
-    assert [shape["x0"] for shape in figure["layout"]["shapes"]] == [256, 512]
+    assert bars["type"] == "bar" and list(bars["y"]) == list(counts)
+    assert list(bars["width"]) == [b - a for a, b in itertools.pairwise(edges)]
+    assert list(bars["x"]) == [(a + b) / 2 - 0.5 for a, b in itertools.pairwise(edges)], "size s over s ± 0.5"
+    assert [shape["x0"] for shape in figure["layout"]["shapes"]] == [256, 512.5]
     notes = {note["text"]: note for note in figure["layout"]["annotations"]}
-    assert notes["hard cap"]["x"] == 512 and notes["hard cap"]["xanchor"] == "right", "inside the chart, not cut off"
+    assert notes["hard cap"]["x"] == 512.5 and notes["hard cap"]["xanchor"] == "right", "inside the chart, not cut off"
     assert notes["target"]["xanchor"] == "left", "apart from the cap's label when the target is the cap"
+
+
+@pytest.mark.parametrize(
+    ("sizes", "cap"), [([4, 9, 16, 16, 16], 16), ([380, 1000, 1010, 1024], 1024), ([12, 500, 512], 512)], ids=str
+)
+def test_no_bar_of_chunks_within_the_cap_stands_past_its_line(sizes: list[int], cap: int) -> None:
+    """At target 16 and hard cap 16, the chunks of 16 tokens were a bar wholly right of the cap's line, and at cap
+    1024 the bar of 1000–1049 crossed it: chunks the engine never makes over the cap looked as if they were. Each
+    bar now covers its sizes (size s over s ± 0.5) and no more, its hover saying which, the line just past the cap."""
+    figure = view.size_histogram(sizes, target=cap, hard_cap=cap)
+    bars = figure["data"][0]
+    line = next(shape["x0"] for shape in figure["layout"]["shapes"] if shape["line"]["color"] == "#d64545")
+    for x, width, (first, last, _), n in zip(bars["x"], bars["width"], bars["customdata"], bars["y"], strict=True):
+        left, right = x - width / 2, x + width / 2
+        assert right <= line, (first, last, right, line)
+        assert left == first - 0.5 and right == last + 0.5, "the bar spans the sizes its hover names"
+        assert n == sum(first <= size <= last for size in sizes)
+    assert bars["customdata"][-1][1] == cap, "the last bar ends at the cap"
 
 
 def test_the_size_histograms_hover_counts_one_chunk_and_many_chunks() -> None:

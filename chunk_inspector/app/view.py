@@ -448,7 +448,9 @@ def size_histogram(
     and a list value by value (20 ms for the 11,000 chunks of a 5 MB document, at every slider move).
     """
 
-    def line(x: int, color: str, dash: str, label: str, side: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    def line(
+        x: float, color: str, dash: str, label: str, side: str, label_x: float | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         shape = {
             "type": "line",
             "x0": x,
@@ -459,7 +461,7 @@ def size_histogram(
             "line": {"color": color, "dash": dash, "width": 2},
         }
         note = {
-            "x": x,
+            "x": x if label_x is None else label_x,
             "yref": "paper",
             "y": 1.02,
             "text": label,
@@ -469,20 +471,30 @@ def size_histogram(
         }
         return shape, note
 
-    # The cap's label goes left of its line: to the right, 12% of a narrow chart cut it off.
-    marks = [line(target, "#2e9e5b", "dash", "target", "left"), line(hard_cap, "#d64545", "solid", "hard cap", "right")]
+    # Size s is drawn over [s - 0.5, s + 0.5], a bar over its bin's sizes, and the cap's line just past the cap: the
+    # bin holding the cap ends there (its sizes above the cap cannot be). Drawn from each bin's edge to the next,
+    # with the line on the cap, chunks of exactly the cap stood past the line, as if over it.
+    cap_line = hard_cap + 0.5
+    # The cap's label goes left of its line: to the right, 12% of a narrow chart cut it off. The target's goes right
+    # of its own, from the cap's line when the target is the cap (half a token left of it, the two labels overlapped).
+    marks = [
+        line(target, "#2e9e5b", "dash", "target", "left", cap_line if target >= hard_cap else None),
+        line(cap_line, "#d64545", "solid", "hard cap", "right"),
+    ]
     counts, edges = size_bins(sizes)
+    lows, highs = edges[:-1], edges[1:]
+    highs = np.where((lows <= hard_cap) & (highs > hard_cap + 1), hard_cap + 1, highs)  # a bin's sizes: lo to hi - 1
     return {
         "data": [
             {
                 "type": "bar",
-                "x": (edges[:-1] + edges[1:]) / 2,
+                "x": (lows + highs) / 2 - 0.5,
                 "y": counts,
-                "width": float(edges[1] - edges[0]),
+                "width": (highs - lows).astype(float),
                 # Each bar's first and last size and its count in words ("1 chunk", "3 chunks"): a few dozen rows.
                 "customdata": [
                     [int(lo), int(hi) - 1, plural(int(n), "chunk")]
-                    for lo, hi, n in zip(edges[:-1], edges[1:], counts, strict=True)
+                    for lo, hi, n in zip(lows, highs, counts, strict=True)
                 ],
                 "marker": {"color": "#3b7dd8"},
                 "hovertemplate": "%{customdata[0]}–%{customdata[1]} tokens: %{customdata[2]}<extra></extra>",
