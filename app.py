@@ -14,16 +14,22 @@ from chunk_inspector.app import frame
 
 st.set_page_config(page_title="Chunk Inspector", page_icon="🧩", layout="wide")
 
+inspect = st.Page("pages/inspect_chunks.py", title="Inspect", icon=":material/search:", default=True)
+# The default page is served at the root only: /inspect (docs/app.md) is a hidden page that goes there.
+inspect_path = st.Page(lambda: None, title="Inspect", url_path="inspect", visibility="hidden")
 page = st.navigation(
     [
-        st.Page("pages/inspect_chunks.py", title="Inspect", icon=":material/search:", default=True, url_path="inspect"),
+        inspect,
         st.Page("pages/tune.py", title="Tune", icon=":material/tune:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
         st.Page("pages/revisions.py", title="Revisions", icon=":material/difference:"),
         st.Page("pages/evaluate.py", title="Evaluate", icon=":material/fact_check:"),
         st.Page("pages/corpus.py", title="Corpus", icon=":material/folder_copy:"),
         st.Page("pages/export.py", title="Export", icon=":material/download:"),
+        inspect_path,
     ],
     position="top",
 )
+if page is inspect_path:
+    frame.switch_keeping_link(inspect)
 frame.run_page(page.run, page.title)

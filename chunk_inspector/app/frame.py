@@ -746,6 +746,12 @@ def error_boundary(where: str) -> Iterator[None]:
         )
 
 
+def switch_keeping_link(page: Any) -> None:
+    """Go to ``page`` with the link's parameters (each of its values)."""
+    params = st.query_params
+    st.switch_page(page, query_params={key: params.get_all(key) for key in params})
+
+
 def run_page(run: Callable[[], object], where: str) -> None:
     """The frame around one page: the sidebar, then the page, each inside :func:`error_boundary` (the page
     only once the sidebar has drawn), then :func:`release`. app.py calls it for the page it navigates to."""

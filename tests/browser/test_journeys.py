@@ -129,6 +129,22 @@ def test_a_link_to_a_page_works_as_the_first_request_of_a_fresh_server(page: Pag
         ).to_be_visible()
 
 
+def test_the_documented_inspect_path_opens_inspect_with_the_links_settings(page: Page, app_url: str) -> None:
+    """/inspect is the Inspect page's path in docs/app.md, but Streamlit serves the default page at the root only:
+    the link said "Page not found" and showed Inspect at the default settings' URL. It goes to the root now, with
+    its settings."""
+    open_app(page, app_url)  # not the first request of a fresh server (which knows only pages/*.py by name)
+    open_app(page, app_url, "inspect?sample=redux_modern_redux.md&hard_cap=2048")
+    expect(page.get_by_role("heading", name="redux_modern_redux.md")).to_be_visible()
+    expect(page).to_have_url(f"{app_url}/?sample=redux_modern_redux.md&hard_cap=2048")
+    page.wait_for_selector(IDLE)
+    assert page.get_by_text("Page not found").count() == 0
+    expect(page.get_by_text("hard cap 2048").first).to_be_visible()
+    expect(page.locator('[data-testid="stMetric"]').first).to_contain_text(
+        str(len(engine("redux_modern_redux.md", cap=2048)))
+    )
+
+
 def test_evaluate_with_the_bundled_set_and_open_a_miss(page: Page, app_url: str) -> None:
     """Open Evaluate: recall at the sidebar's settings on the bundled set; choose a miss: its excerpt is highlighted."""
     questions = load_bundled(SAMPLES)
