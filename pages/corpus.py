@@ -103,8 +103,18 @@ with left:
         table,
         hide_index=True,
         key="corpus_table",
+        # Widths that leave the last column's numbers in sight in the left 3/5 of a 1400 px window (550 px): at
+        # their own widths the columns took 630, and the max's figures were cut off, its bars alone in sight.
         column_config={
-            "max": st.column_config.ProgressColumn("max", min_value=0, max_value=settings.hard_cap, format="%d")
+            "document": st.column_config.TextColumn("document", width=170),
+            "chunks": st.column_config.NumberColumn("chunks", width=55),
+            "warnings": st.column_config.NumberColumn("warnings", width=65),
+            "tiny": st.column_config.NumberColumn("tiny", width=40),
+            "tokens": st.column_config.NumberColumn("tokens", width=55, help="The document's tokens"),
+            "median": st.column_config.NumberColumn("median", width=55),
+            "max": st.column_config.ProgressColumn(
+                "max", min_value=0, max_value=settings.hard_cap, format="%d", width=95, help="Against the hard cap"
+            ),
         },
     )
 with right:

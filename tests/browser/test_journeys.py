@@ -233,3 +233,21 @@ def test_the_numbers_on_top_of_a_page_are_whole_in_a_narrow_window(browser: Brow
             assert values.count() >= 5 and cut == [], (path or "inspect", cut)
     finally:
         context.close()
+
+
+def test_the_corpus_table_shows_every_column_in_a_1400_px_window(browser: Browser, app_url: str) -> None:
+    """At their own widths the per-document table's columns took 612 px of the 546 it has beside the histogram: the
+    max column's figures were cut off, its bars alone in sight."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        open_app(page, app_url, "corpus")
+        table = page.locator('[data-testid="stDataFrame"]').first
+        expect(table).to_be_visible()
+        scroll, shown = table.evaluate(
+            "el => { const s = el.querySelector('.dvn-scroller'); return [s.scrollWidth, s.clientWidth] }"
+        )
+        assert scroll <= shown, (scroll, shown)
+    finally:
+        context.close()
