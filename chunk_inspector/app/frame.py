@@ -422,12 +422,20 @@ def _document_source() -> tuple[str, str] | None:
         if not files:
             st.sidebar.info("Upload a file, or pick a sample meanwhile.")
             return None
-        for file in files:
-            try:
-                return file.name, _upload_text(file)
-            except chunker.ChunkerError as exc:
-                st.sidebar.error(md_escape(exc))
-        return None
+        texts = _upload_texts(files)
+        readable = [file for file in files if file.file_id in texts]
+        if len(readable) > 1:  # the first opens; any other may
+            upload_names = {file.file_id: file.name for file in readable}
+            chosen = st.sidebar.selectbox(
+                "Open",
+                list(upload_names),
+                format_func=upload_names.__getitem__,
+                key="upload_open",
+                help="Which upload Inspect, "
+                "Tune, Compare, Revisions and Export show; Corpus and Evaluate read them all.",
+            )
+            readable = [file for file in readable if file.file_id == chosen] or readable
+        return (readable[0].name, texts[readable[0].file_id]) if readable else None
     if source == "Paste":
         text = st.sidebar.text_area("Paste Markdown", key="pasted", height=180, placeholder="# Title\n\nSome text…")
         if not text.strip():
@@ -454,15 +462,26 @@ def sidebar_uploads() -> list[Any]:
     return list(files) if isinstance(files, list) else []
 
 
-def _upload_text(file: Any) -> str:
-    """An uploaded file's text (:func:`load_upload`), decoded once per upload: every run (every move of a
-    slider) would otherwise read and decode its bytes again, 20 ms for 5 MB."""
-    memo = st.session_state.get("_upload_text")
-    if memo is not None and memo[0] == file.file_id:
-        return str(memo[1])
-    text = load_upload(file.name, file.getvalue())
-    st.session_state._upload_text = (file.file_id, text)
-    return text
+def _upload_texts(files: list[Any]) -> dict[str, str]:
+    """The text of each readable upload (:func:`load_upload`) by its file id, each decoded once per upload: every
+    run (every move of a slider) would otherwise read and decode their bytes again, 20 ms for 5 MB. Each one
+    refused gets its message in the sidebar, every run."""
+    memo: Any = st.session_state.get("_upload_texts")
+    memo = memo if isinstance(memo, dict) else {}
+    read: dict[str, str | chunker.ChunkerError] = {}
+    for file in files:
+        if file.file_id in memo:
+            read[file.file_id] = memo[file.file_id]
+            continue
+        try:
+            read[file.file_id] = load_upload(file.name, file.getvalue())
+        except chunker.ChunkerError as exc:
+            read[file.file_id] = exc
+    st.session_state._upload_texts = read  # the uploads of now only
+    for value in read.values():
+        if isinstance(value, chunker.ChunkerError):
+            st.sidebar.error(md_escape(value))
+    return {file_id: value for file_id, value in read.items() if isinstance(value, str)}
 
 
 def _key_of(text: str) -> str:

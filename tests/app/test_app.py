@@ -140,6 +140,27 @@ def test_bad_uploads_get_a_clear_message_and_the_app_keeps_working(app: AppTest)
         assert metric(app, "Chunks") == f"{engine_count(GUIDE, 384, 1024):,}", "the sample stays open"
 
 
+def test_each_upload_is_checked_and_any_readable_one_can_be_opened(app: AppTest) -> None:
+    """With several uploads the first readable one opened and the rest went unread: a bad file after it got no
+    message, and a file added after it could not be opened (the page kept showing the first). Now each bad one
+    is named, and "Open" chooses among the readable ones."""
+    app.segmented_control(key="source").set_value("Upload").run()
+    files = [
+        ("a.md", b"# Alpha\n\nFirst file.\n", "text/markdown"),
+        ("bad.md", "# Caf\u00e9\n".encode("latin-1"), "text/markdown"),
+        ("b.md", b"# Beta\n\nSecond file.\n\n## More\n\nText.\n", "text/markdown"),
+    ]
+    app.file_uploader(key="uploads").set_value(files).run()
+    assert not app.exception
+    assert any("bad.md" in plain(e.value) and "not UTF-8" in plain(e.value) for e in app.sidebar.error)
+    assert plain(app.subheader[0].value) == "a.md", "the first readable upload opens"
+    opened = app.sidebar.selectbox(key="upload_open")
+    assert opened.options == ["a.md", "b.md"]
+    opened.select_index(1).run()
+    assert not app.exception and plain(app.subheader[0].value) == "b.md"
+    assert "Second file." in source_view(app)
+
+
 def test_a_good_upload_opens_in_inspect(app: AppTest) -> None:
     app.segmented_control(key="source").set_value("Upload").run()
     text = "# Upload\n\nA paragraph.\n\n## Part\n\nMore text here.\n"
@@ -679,7 +700,7 @@ def test_the_corpus_takes_the_sidebars_uploads_and_skips_the_refused_ones(app: A
     assert choice.value == "Sidebar uploads" and "Sidebar uploads (4)" in [o.content for o in choice.proto.options]
     assert metric(app, "Documents") == "2" and metric(app, "Failed") == "2"
     assert sorted(app.dataframe[0].value["document"]) == ["a.md", "c.md"]
-    errors = [plain(e.value) for e in app.error]
+    errors = [plain(e.value) for e in app.main.error]  # the page's lines (the sidebar names them too)
     assert len(errors) == 2
     assert any(e.startswith("Skipped b.md:") and "UTF-8" in e for e in errors)
     assert any(e.startswith("Skipped big.md:") and "up to 5 MB" in e for e in errors)
