@@ -204,10 +204,11 @@ opened_at = (settings.target, settings.hard_cap, tuple(points))
 if "sweep_point" not in st.session_state or st.session_state.get("sweep_point_for") != opened_at:
     st.session_state.sweep_point = view.nearest_point(points, settings.target, settings.hard_cap)
     st.session_state.sweep_point_for = opened_at
-pick_col, button_col = st.columns([3, 1], vertical_alignment="bottom")
-choice = pick_col.selectbox("Grid point", range(len(labels)), format_func=lambda i: labels[i], key="sweep_point")
+# A row, not columns [3, 1]: the button keeps its own width (a quarter of a narrow window cut it to "Apply this p…")
+picker = st.container(horizontal=True, vertical_alignment="bottom")
+choice = picker.selectbox("Grid point", range(len(labels)), format_func=lambda i: labels[i], key="sweep_point")
 row = data.iloc[int(choice)]
-button_col.button(
+picker.button(
     "Apply this point",
     on_click=_apply,
     args=(int(row["target"]), int(row["hard_cap"])),

@@ -251,3 +251,18 @@ def test_the_corpus_table_shows_every_column_in_a_1400_px_window(browser: Browse
         assert scroll <= shown, (scroll, shown)
     finally:
         context.close()
+
+
+def test_the_tune_pages_apply_button_reads_whole_in_a_narrow_window(browser: Browser, app_url: str) -> None:
+    """In a quarter of the row beside the grid point's picker, an 800 px window cut the button to 'Apply this p…'."""
+    context = browser.new_context(viewport={"width": 800, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    try:
+        open_app(page, app_url, "tune")
+        button = page.get_by_role("button", name="Apply this point")
+        expect(button).to_be_visible()
+        cut = button.evaluate("b => [b, ...b.querySelectorAll('*')].some(x => x.scrollWidth > x.clientWidth)")
+        assert not cut, button.inner_text()
+    finally:
+        context.close()
