@@ -16,7 +16,13 @@ def new_revision() -> tuple[str, str] | None:
         "New revision", ["Upload", "Paste"], key="rev_source", default="Upload", required=True
     )
     if source == "Paste":
-        pasted = st.text_area("Paste the new revision", key="rev_paste", height=160, placeholder="# Title\n\n…")
+        pasted = st.text_area(
+            "Paste the new revision",
+            key="rev_paste",
+            height=160,
+            placeholder="# Title\n\n…",
+            persist_state="session",  # kept across Upload and other pages: it went when the box was not drawn
+        )
         if not pasted.strip():
             st.info("Paste the new revision of the document to compare its chunks with these.")
             return None

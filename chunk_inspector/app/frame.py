@@ -437,7 +437,13 @@ def _document_source() -> tuple[str, str] | None:
             readable = [file for file in readable if file.file_id == chosen] or readable
         return (readable[0].name, texts[readable[0].file_id]) if readable else None
     if source == "Paste":
-        text = st.sidebar.text_area("Paste Markdown", key="pasted", height=180, placeholder="# Title\n\nSome text…")
+        text = st.sidebar.text_area(
+            "Paste Markdown",
+            key="pasted",
+            height=180,
+            placeholder="# Title\n\nSome text…",
+            persist_state="session",  # kept while a sample or an upload is shown: it went when the box was not drawn
+        )
         if not text.strip():
             st.sidebar.info("Paste some Markdown to chunk it.")
             return None

@@ -123,6 +123,19 @@ def test_pasted_html_is_shown_as_text_never_as_markup(app: AppTest) -> None:
     assert "<script>" not in html and "<img" not in html
 
 
+def test_pasted_text_is_still_there_after_a_look_at_a_sample(app: AppTest) -> None:
+    """Choosing Sample and then Paste again found the box empty: the text pasted was gone, the sample open."""
+    app.segmented_control(key="source").set_value("Paste").run()
+    app.text_area(key="pasted").input("# Mine\n\nMy own text.\n").run()
+    assert plain(app.subheader[0].value) == "pasted.md"
+    app.segmented_control(key="source").set_value("Sample").run()
+    app.switch_page("pages/export.py").run()  # and another page meanwhile
+    app.segmented_control(key="source").set_value("Paste").run()
+    assert not app.exception
+    assert app.text_area(key="pasted").value == "# Mine\n\nMy own text.\n"
+    assert "pasted.md" in plain(app.subheader[0].value)
+
+
 def test_bad_uploads_get_a_clear_message_and_the_app_keeps_working(app: AppTest) -> None:
     """Empty, binary and non-UTF-8 uploads each get their own message; the sample stays open."""
     app.segmented_control(key="source").set_value("Upload").run()

@@ -104,3 +104,17 @@ def test_a_revision_over_the_size_limit_is_refused(app: AppTest) -> None:
     app.text_area(key="rev_paste").input("# Big\n\n" + "x" * (frame.MAX_UPLOAD_BYTES + 1)).run()
     assert not app.exception and not app.metric
     assert "5 MB" in app.error[0].value
+
+
+def test_a_pasted_revision_is_still_there_after_a_look_at_upload_and_another_page(app: AppTest) -> None:
+    """Choosing Upload (or another page) and then Paste again found the box empty: the revision pasted was gone."""
+    open_revisions(app)
+    app.segmented_control(key="rev_source").set_value("Paste").run()
+    app.text_area(key="rev_paste").input(EDITED).run()
+    counts = metrics(app)
+    app.segmented_control(key="rev_source").set_value("Upload").run()
+    app.switch_page("pages/inspect_chunks.py").run()
+    app.switch_page("pages/revisions.py").run()
+    app.segmented_control(key="rev_source").set_value("Paste").run()
+    assert not app.exception
+    assert app.text_area(key="rev_paste").value == EDITED and metrics(app) == counts
