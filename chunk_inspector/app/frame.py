@@ -323,6 +323,8 @@ _HF_NAMED = re.compile(r"(?:\b[Tt]he (?:Hugging Face )?tokenizer )?'?(" + re.esc
 _ENCODING_FIX = re.compile(
     r"^cannot load the tiktoken encoding (.*), or pass tokenizer='cl100k_base' or a callable str -> int\.$"
 )
+_HF_FILE_FIX = ", or pass a tiktoken encoding name such as 'cl100k_base'."  # an uploaded tokenizer.json that fails
+_HF_FILE_FIX_HERE = ", or remove the file to count with the Tokenizer above."
 _ENCODING_FIX_HERE = (
     r"Cannot load the tiktoken encoding \1; meanwhile choose cl100k_base under Tokenizer in the sidebar."
 )
@@ -332,8 +334,8 @@ def readable(message: object) -> str:
     """``message`` (an error, or its text) in the app's terms: each uploaded tokenizer.json it names by its content
     (``'hf:sha256:…'``, the key the loaded tokenizer is shared under) named as the user knows it: "the
     uploaded tokenizer.json (NAME)", NAME the file this session uploaded with that content; an encoding that
-    cannot be loaded with the Tokenizer box as the way out, not a Python argument. Plain text: escape it where
-    Markdown reads it."""
+    cannot be loaded, or an uploaded tokenizer.json, with the Tokenizer box as the way out, not a Python argument.
+    Plain text: escape it where Markdown reads it."""
     names: Any = st.session_state.get("_hf_names") or {}
 
     def name(match: re.Match[str]) -> str:
@@ -342,7 +344,10 @@ def readable(message: object) -> str:
             return "the uploaded tokenizer.json"
         return f"the uploaded tokenizer.json ({file})"
 
-    return _ENCODING_FIX.sub(_ENCODING_FIX_HERE, _HF_NAMED.sub(name, str(message)))
+    text = _ENCODING_FIX.sub(_ENCODING_FIX_HERE, _HF_NAMED.sub(name, str(message)))
+    if "the uploaded tokenizer.json" in text:  # not a model folder's (the Evaluate page): that one is not removed
+        text = text.replace(_HF_FILE_FIX, _HF_FILE_FIX_HERE)
+    return text
 
 
 def _refuse_unknown_patterns(name: str, data: bytes) -> None:

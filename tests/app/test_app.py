@@ -634,6 +634,11 @@ def test_a_broken_tokenizer_json_gets_a_message_and_the_encoding_stays(app: AppT
     assert not app.exception
     assert any("tokenizer.json" in plain(e.value) for e in app.sidebar.error)
     assert metric(app, "Chunks") == f"{engine_count(GUIDE, 384, 1024):,}"
+    # the way out in the app's terms: it said "or pass a tiktoken encoding name such as 'cl100k_base'"
+    error = next(plain(e.value) for e in app.sidebar.error if "tokenizer.json" in plain(e.value))
+    assert "pass a tiktoken" not in error and error.endswith("or remove the file to count with the Tokenizer above."), (
+        error
+    )
 
 
 def test_a_tokenizer_jsons_messages_name_the_uploaded_file_not_its_hash(app: AppTest) -> None:
