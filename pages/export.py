@@ -42,7 +42,8 @@ def _layer(name: str) -> Callable[[chunker.Document, chunker.ChunkSet], str]:
 
 
 st.subheader(f"Export · {view.md_escape(doc.name)}")
-tokenizer = view.md_escape(view.tokenizer_label(settings.tokenizer_name))
+uploaded_as = frame.uploaded_tokenizer(settings.tokenizer_name)  # the reproducers name the user's own file
+tokenizer = view.md_escape(view.tokenizer_label(settings.tokenizer_name, uploaded_as))
 st.caption(
     f"{view.plural(len(chunks), 'chunk')} at target {settings.target}, hard cap {settings.hard_cap} ({tokenizer})."
 )
@@ -91,10 +92,10 @@ with st.container(horizontal=True):
 left, right = st.columns(2, gap="medium")
 with left:
     st.markdown("**Python** · reproduces this chunk set exactly")
-    st.code(view.python_snippet(doc.name, settings), language="python", wrap_lines=True)
+    st.code(view.python_snippet(doc.name, settings, uploaded_as), language="python", wrap_lines=True)
 with right:
     st.markdown("**Command line**")
-    st.code(view.cli_command(doc.name, settings), language="bash", wrap_lines=True)
+    st.code(view.cli_command(doc.name, settings, uploaded_as), language="bash", wrap_lines=True)
     st.markdown("**The first chunk, as in the JSON**")
     if len(chunks):
         st.json(chunks[0].to_dict(), expanded=False)

@@ -33,9 +33,10 @@ doc, chunks, settings = opened.doc, opened.chunks, opened.settings
 stats = view.summary(chunks, view.tiny_below(settings))
 
 st.subheader(view.md_escape(doc.name))
+tokenizer = view.tokenizer_label(settings.tokenizer_name, frame.uploaded_tokenizer(settings.tokenizer_name))
 st.caption(
     f"{doc.byte_count:,} bytes · {doc.line_count:,} lines · "
-    f"{doc.token_count:,} tokens ({view.md_escape(view.tokenizer_label(settings.tokenizer_name))}) · "
+    f"{doc.token_count:,} tokens ({view.md_escape(tokenizer)}) · "
     f"target {settings.target} · hard cap {settings.hard_cap}"
     + (f" · overlap {settings.overlap}" if settings.overlap else "")
     + (f" · min {settings.min_tokens}" if settings.min_tokens else "")

@@ -65,6 +65,7 @@ __all__ = [
     "sidebar_uploads",
     "size_error",
     "tokenizer_for",
+    "uploaded_tokenizer",
 ]
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "sample_docs"
@@ -348,6 +349,13 @@ def readable(message: object) -> str:
     if "the uploaded tokenizer.json" in text:  # not a model folder's (the Evaluate page): that one is not removed
         text = text.replace(_HF_FILE_FIX, _HF_FILE_FIX_HERE)
     return text
+
+
+def uploaded_tokenizer(tokenizer: str) -> str | None:
+    """The name of the file this session uploaded as the tokenizer ``tokenizer`` (``hf:sha256:…``), else None."""
+    names: Any = st.session_state.get("_hf_names") or {}
+    name = names.get(tokenizer) if isinstance(names, dict) else None
+    return str(name) if name else None
 
 
 def _refuse_unknown_patterns(name: str, data: bytes) -> None:

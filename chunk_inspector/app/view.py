@@ -807,15 +807,17 @@ def boundary_diff(a: Sequence[chunker.Chunk], b: Sequence[chunker.Chunk]) -> tup
 _SNIPPET_OPTIONS = ("overlap", "min_tokens", "repeat_table_header", "breadcrumb_in_budget", "strategy")
 
 
-def python_snippet(name: str, settings: chunker.ChunkOptions) -> str:
-    """Python that reproduces the current chunk set from the file ``name``."""
+def python_snippet(name: str, settings: chunker.ChunkOptions, tokenizer_file: str | None = None) -> str:
+    """Python that reproduces the current chunk set from the file ``name`` (an uploaded tokenizer.json: the file
+    ``tokenizer_file``, :func:`tokenizer_label`)."""
     opts = {k: v for k, v in settings.keywords().items() if k != "tokenizer"}
+    tokenizer = tokenizer_label(settings.tokenizer_name, tokenizer_file)
     args = "".join(f",\n    {key}={opts[key]!r}" for key in _SNIPPET_OPTIONS)
     return (
         "from pathlib import Path\n\n"
         "import chunker\n\n"
         f"text = Path({name!r}).read_text(encoding='utf-8')\n"
-        f"doc = chunker.parse(text, name={name!r}, tokenizer={tokenizer_label(settings.tokenizer_name)!r})\n"
+        f"doc = chunker.parse(text, name={name!r}, tokenizer={tokenizer!r})\n"
         "chunks = chunker.chunk(\n"
         f"    doc,\n    target={settings.target},\n    hard_cap={settings.hard_cap}{args},\n)\n"
         "print(len(chunks), 'chunks')\n"
@@ -823,15 +825,17 @@ def python_snippet(name: str, settings: chunker.ChunkOptions) -> str:
     )
 
 
-def cli_command(name: str, settings: chunker.ChunkOptions) -> str:
+def cli_command(name: str, settings: chunker.ChunkOptions, tokenizer_file: str | None = None) -> str:
     """The ``chunker`` command line that writes the same JSON. ``name`` is an upload's: quoted for the shell, and
-    one that starts with ``-`` written ``./-…``, so that it is the file and never an option (``--ray=HOST``)."""
+    one that starts with ``-`` written ``./-…``, so that it is the file and never an option (``--ray=HOST``); so is
+    an uploaded tokenizer.json's ``tokenizer_file``."""
+    tokenizer = tokenizer_label(settings.tokenizer_name, tokenizer_file)
     parts = [
         "chunker",
         _shell_quote(f"./{name}" if name.startswith("-") else name),  # a name is a file, never an option
         f"--target {settings.target}",
         f"--hard-cap {settings.hard_cap}",
-        f"--tokenizer {_shell_quote(tokenizer_label(settings.tokenizer_name))}",
+        f"--tokenizer {_shell_quote(f'./{tokenizer}' if tokenizer.startswith('-') else tokenizer)}",
     ]
     if settings.overlap:
         parts.append(f"--overlap {settings.overlap}")
@@ -847,11 +851,12 @@ def cli_command(name: str, settings: chunker.ChunkOptions) -> str:
     return " ".join(parts)
 
 
-def tokenizer_label(tokenizer: str) -> str:
+def tokenizer_label(tokenizer: str, uploaded_as: str | None = None) -> str:
     """The tokenizer as the user knows it: an uploaded tokenizer.json (kept in memory, named by its content's
-    hash, ``hf:sha256:…``) or a path to one is the file, which the user has; else the encoding's name."""
+    hash, ``hf:sha256:…``) is the file the user uploaded, ``uploaded_as`` (``tokenizer.json`` when not known), a
+    path to one the file's name; else the encoding's name."""
     if tokenizer.startswith(HF_MEMORY_PREFIX):
-        return "tokenizer.json"
+        return uploaded_as or "tokenizer.json"
     return Path(tokenizer).name if tokenizer.endswith(".json") else tokenizer
 
 

@@ -629,6 +629,25 @@ def test_an_uploaded_tokenizer_json_counts_the_chunks(app: AppTest, tmp_path: Pa
     assert "tokenizer='tokenizer.json'" in snippet
 
 
+def test_the_reproducers_name_an_uploaded_tokenizer_json_by_its_own_file_name(app: AppTest, tmp_path: Path) -> None:
+    """A tokenizer uploaded as e5-base.json was 'tokenizer.json' in the Python snippet and the command line that
+    "reproduce this chunk set exactly": run beside the user's file, both failed (no such file)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator([GUIDE[:3000]], trainers.WordLevelTrainer(special_tokens=["[UNK]"], show_progress=False))
+    path = tmp_path / "e5-base.json"
+    tok.save(str(path))
+    app.file_uploader(key="hf_tokenizer").set_value(("-e5-base.json", path.read_bytes(), "application/json")).run()
+    assert not app.exception and plain(app.caption[0].value).count("(-e5-base.json)") == 1
+    app.switch_page("pages/export.py").run()
+    snippet = next(c.value for c in app.code if "chunker.chunk(" in c.value)
+    command = next(c.value for c in app.code if c.value.startswith("chunker "))
+    assert "tokenizer='-e5-base.json'" in snippet
+    assert "--tokenizer ./-e5-base.json " in command, "a name that starts with '-' is a file, not an option"
+
+
 def test_a_broken_tokenizer_json_gets_a_message_and_the_encoding_stays(app: AppTest) -> None:
     app.file_uploader(key="hf_tokenizer").set_value(("tokenizer.json", b"{not json", "application/json")).run()
     assert not app.exception
