@@ -126,19 +126,26 @@ st.caption(
 
 installed = peers.available_peers()
 with st.container(horizontal=True, vertical_alignment="bottom"):
-    target_b = st.number_input("B: target", 16, 8192, min(settings.target * 2, 8192), step=16, key="cmp_target")
-    cap_b = st.number_input("B: hard cap", 16, 8192, min(settings.hard_cap * 2, 8192), step=16, key="cmp_cap")
+    # B is kept while another page is shown (persist_state): it went back to its defaults on the way back.
+    target_b = st.number_input(
+        "B: target", 16, 8192, min(settings.target * 2, 8192), step=16, key="cmp_target", persist_state="session"
+    )
+    cap_b = st.number_input(
+        "B: hard cap", 16, 8192, min(settings.hard_cap * 2, 8192), step=16, key="cmp_cap", persist_state="session"
+    )
     strategy_b = st.selectbox(
         "B: packing",
         chunker.STRATEGIES,
         index=chunker.STRATEGIES.index(settings.strategy),
         key="cmp_strategy",
+        persist_state="session",
         help="Compare the two strategies at the same limits by setting B's target and cap to A's.",
     )
     peer = st.selectbox(
         "Third column",
         ["(none)", *installed],
         key="cmp_peer",
+        persist_state="session",
         help="Peers installed in this environment (pip install '.[peers]'): LangChain, LlamaIndex, chonkie, "
         "semchunk, semantic-text-splitter.",
     )

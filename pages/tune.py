@@ -111,8 +111,11 @@ st.caption(
     "sidebar). Click a point, or pick it below, to apply it."
 )
 c1, c2 = st.columns(2)
-targets = c1.multiselect("Targets", TARGETS, default=[128, 256, 384, 512, 768, 1024], key="sweep_targets")
-caps = c2.multiselect("Hard caps", CAPS, default=[256, 512, 1024, 2048], key="sweep_caps")
+# The grid is kept while another page is shown (persist_state): it went back to its defaults on the way back.
+targets = c1.multiselect(
+    "Targets", TARGETS, default=[128, 256, 384, 512, 768, 1024], key="sweep_targets", persist_state="session"
+)
+caps = c2.multiselect("Hard caps", CAPS, default=[256, 512, 1024, 2048], key="sweep_caps", persist_state="session")
 if not targets or not caps:
     st.info("Choose at least one target and one hard cap.")
     st.stop()

@@ -376,6 +376,23 @@ def test_compare_b_moves_what_its_cap_cannot_hold_as_the_sidebar_does() -> None:
     assert source_view(at).count('class="cmp-card"') == len(a) + len(b)
 
 
+def test_the_compare_and_tune_pages_controls_are_as_left_after_a_look_at_another_page(app: AppTest) -> None:
+    """B's target, cap and packing, and Tune's grid, went back to their defaults when the user looked at another
+    page and came back: the comparison set up was gone."""
+    app.switch_page("pages/compare.py").run()
+    app.number_input(key="cmp_cap").set_value(512).run()
+    app.number_input(key="cmp_target").set_value(128).run()
+    app.selectbox(key="cmp_strategy").set_value("balanced").run()
+    app.switch_page("pages/tune.py").run()
+    app.multiselect(key="sweep_caps").set_value([512, 4096]).run()
+    app.switch_page("pages/inspect_chunks.py").run()
+    app.switch_page("pages/compare.py").run()
+    assert not app.exception
+    assert "**B: target 128 · cap 512 · balanced**" in [m.value for m in app.markdown]
+    app.switch_page("pages/tune.py").run()
+    assert app.multiselect(key="sweep_caps").value == [512, 4096]
+
+
 def test_compare_counts_the_defects_it_shows_and_no_coverage(app: AppTest, monkeypatch: pytest.MonkeyPatch) -> None:
     """The page shows five defect counts a column; it also looked each chunk up in the whole document for a coverage
     it never showed, quadratic in a long table (13 s of the 17 a 2.6 MB table's column took to measure)."""
