@@ -173,6 +173,7 @@ def _dense_model(retriever: str) -> tuple[str | None, bool] | None:
         typed = st.text_input(
             "Your model",
             key="eval_model",
+            persist_state="session",
             placeholder="all-MiniLM-L6-v2 (bundled)",
             help="The folder of a sentence-transformers model on the server's disk (it holds modules.json)"
             + (f", inside {root}" if root else "")
@@ -182,6 +183,7 @@ def _dense_model(retriever: str) -> tuple[str | None, bool] | None:
             "Count with the model's tokenizer",
             False,
             key="eval_count_with_model",
+            persist_state="session",
             help="Chunk with the model's own tokenizer.json, so the hard cap is in the word pieces it truncates at "
             "(the sidebar's tokenizer is used elsewhere).",
         )
@@ -274,6 +276,7 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
         "Retriever",
         retrievers,
         key="eval_retriever",
+        persist_state="session",  # as left, after another page: it went back to its default
         default="bm25",
         required=True,
         format_func=lambda name: {"bm25": "BM25", "dense": "dense"}.get(name, name),
@@ -285,6 +288,7 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
         "Indexed text",
         list(INDEXES),
         key="eval_index",
+        persist_state="session",
         default="contextualize()",
         required=True,
         help="What the retriever sees of a chunk: contextualize() (the breadcrumb line, then the markdown: what "
@@ -295,6 +299,7 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
         "Peers",
         True,
         key="eval_peers",
+        persist_state="session",
         help=f"Also evaluate the installed peer chunkers ({', '.join(installed)}) at the same hard cap. Each new "
         "setting chunks every document with each of them (a second or more).",
     )

@@ -240,3 +240,16 @@ def test_a_computed_run_shows_its_progress_and_leaves_no_bar(app: AppTest, monke
     drawn.clear()
     app.run()  # the same settings: the cached run
     assert drawn == [] and not app.get("progress")
+
+
+def test_the_retriever_and_indexed_text_are_as_left_after_a_look_at_another_page(page: AppTest) -> None:
+    """The indexed text chosen (markdown alone) went back to contextualize() when the user looked at Inspect and
+    came back: the figures shown were for the other index, with nothing on the page saying the choice had gone."""
+    page.segmented_control(key="eval_index").set_value("markdown").run()
+    shown = metric(page, "Recall in budget")
+    assert shown == f"{expected(index='markdown').mean()['recall@budget']:.3f}"
+    page.switch_page("pages/inspect_chunks.py").run()
+    page.switch_page("pages/evaluate.py").run()
+    assert not page.exception
+    assert page.segmented_control(key="eval_index").value == "markdown"
+    assert metric(page, "Recall in budget") == shown
