@@ -418,7 +418,7 @@ def _pick_from_table() -> None:
 st.dataframe(
     evaluate_view.question_table(ev),
     hide_index=True,
-    height=280,
+    height=view.table_height(len(results), 280),
     key="eval_table",
     on_select=_pick_from_table,
     selection_mode="single-row",

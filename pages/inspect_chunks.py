@@ -82,7 +82,7 @@ with right:
         tree,
         key=f"tree-{opened.key[:12]}-{first_row}-{query.lower()}",  # a selection belongs to its page
         hide_index=True,
-        height=300,
+        height=view.table_height(len(tree), 300),
         on_select="rerun",
         selection_mode="single-row",
         column_order=["section", "own", "subtree", "over cap", "chunks"],
@@ -106,7 +106,7 @@ with table_col:
         table,
         key=f"chunks-{opened.key[:12]}-{first_chunk}",  # a selection belongs to its page
         hide_index=True,
-        height=420,
+        height=view.table_height(len(table), 420),
         on_select="rerun",
         selection_mode="single-row",
         column_config={

@@ -64,6 +64,7 @@ __all__ = [
     "source_html",
     "summary",
     "sweep",
+    "table_height",
     "tiny_below",
     "tokenizer_label",
     "tree_rows",
@@ -72,6 +73,7 @@ __all__ = [
 # Rows of a table sent to the browser at once: a 5 MB document has 11,000 chunks and 18,000 sections, and
 # the whole of both tables, sent again at every move, cost the server and the browser more than the re-pack.
 PAGE_ROWS = 1_000
+TABLE_ROW_PX = 35  # the height of a row (and of the header) of st.dataframe at its default row height
 
 # (background, border) pairs; neighbours differ because consecutive indexes differ mod len.
 PALETTE = (
@@ -437,6 +439,12 @@ def cost_chart(terms: CostTerms) -> dict[str, Any]:
             "yaxis": {"autorange": "reversed"},
         },
     }
+
+
+def table_height(rows: int, most: int) -> int:
+    """The height of an ``st.dataframe`` of ``rows`` rows, at most ``most`` pixels: a fixed height larger than the
+    rows drew empty rows under them (a two-section document's heading tree was two rows and seven blank ones)."""
+    return min(most, (rows + 1) * TABLE_ROW_PX + 3)
 
 
 def size_histogram(

@@ -266,3 +266,19 @@ def test_the_tune_pages_apply_button_reads_whole_in_a_narrow_window(browser: Bro
         assert not cut, button.inner_text()
     finally:
         context.close()
+
+
+def test_a_short_documents_tables_end_with_their_rows(page: Page, app_url: str) -> None:
+    """The heading tree (300 px) and the chunk table (420 px) kept their height whatever their rows: a two-section
+    document showed its two rows over seven empty ones, as if sections had no title."""
+    open_app(page, app_url)
+    area = choose_source(page, "Paste", "textarea")
+    area.fill("# Alpha\n\nFirst part.\n\n## Beta\n\nSecond part.\n")
+    area.press("Control+Enter")
+    expect(page.get_by_role("heading", name="pasted.md")).to_be_visible()
+    page.wait_for_selector(IDLE)
+    tables = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]')
+    expect(tables).to_have_count(2)
+    for table, rows in zip(tables.all(), (2, 1), strict=True):  # the tree's two sections; one chunk
+        box = table.bounding_box()
+        assert box is not None and box["height"] <= (rows + 1) * 35 + 5, (rows, box)
