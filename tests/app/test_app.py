@@ -632,15 +632,20 @@ def test_overlap_is_drawn_hatched_and_min_tokens_flags_tiny_chunks(app: AppTest)
     assert metric(app, "Chunks") == f"{len(chunks):,}"
 
 
-def test_an_uploaded_tokenizer_json_counts_the_chunks(app: AppTest, tmp_path: Path) -> None:
-    """A Hugging Face tokenizer.json from the sidebar replaces the tiktoken encoding; the snippets name the file."""
+def _word_level_tokenizer(path: Path, text: str) -> Path:
+    """A small Hugging Face tokenizer.json (word level, trained on ``text``) saved at ``path``."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train_from_iterator([GUIDE[:5000]], trainers.WordLevelTrainer(special_tokens=["[UNK]"], show_progress=False))
-    path = tmp_path / "tokenizer.json"
+    tok.train_from_iterator([text], trainers.WordLevelTrainer(special_tokens=["[UNK]"], show_progress=False))
     tok.save(str(path))
+    return path
+
+
+def test_an_uploaded_tokenizer_json_counts_the_chunks(app: AppTest, tmp_path: Path) -> None:
+    """A Hugging Face tokenizer.json from the sidebar replaces the tiktoken encoding; the snippets name the file."""
+    path = _word_level_tokenizer(tmp_path / "tokenizer.json", GUIDE[:5000])
     app.file_uploader(key="hf_tokenizer").set_value(("tokenizer.json", path.read_bytes(), "application/json")).run()
     assert not app.exception
     expected = chunker.chunk_markdown(GUIDE, name="poetry_cli.md", tokenizer=str(path), target=384, hard_cap=1024)
@@ -654,13 +659,7 @@ def test_an_uploaded_tokenizer_json_counts_the_chunks(app: AppTest, tmp_path: Pa
 def test_the_reproducers_name_an_uploaded_tokenizer_json_by_its_own_file_name(app: AppTest, tmp_path: Path) -> None:
     """A tokenizer uploaded as e5-base.json was 'tokenizer.json' in the Python snippet and the command line that
     "reproduce this chunk set exactly": run beside the user's file, both failed (no such file)."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train_from_iterator([GUIDE[:3000]], trainers.WordLevelTrainer(special_tokens=["[UNK]"], show_progress=False))
-    path = tmp_path / "e5-base.json"
-    tok.save(str(path))
+    path = _word_level_tokenizer(tmp_path / "e5-base.json", GUIDE[:3000])
     app.file_uploader(key="hf_tokenizer").set_value(("-e5-base.json", path.read_bytes(), "application/json")).run()
     assert not app.exception and plain(app.caption[0].value).count("(-e5-base.json)") == 1
     app.switch_page("pages/export.py").run()
