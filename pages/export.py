@@ -17,10 +17,6 @@ doc, chunks, settings = opened.doc, opened.chunks, opened.settings
 stem = view.archive_names([doc.name.rsplit(".", 1)[0]])[0]  # a plain file name, whatever the document's
 
 
-def _records(n: int) -> str:
-    return f"{n} record" if n == 1 else f"{n} records"
-
-
 # What each download holds, written only when its button is clicked (Streamlit's deferred download): a 5 MB
 # document's five files are 270 MB of text, which took 20 s to write at every run of this page and stayed in
 # the server's memory, outside the cache's budget, until the session's next run.
@@ -81,7 +77,7 @@ records = Counter(f"{node.kind}s" for node in chunks.hierarchy().nodes())  # one
 with st.container(horizontal=True):
     for layer in ("documents", "sections", "chunks"):
         st.download_button(
-            f"{layer}.jsonl ({_records(records[layer])})",
+            f"{layer}.jsonl ({view.plural(records[layer], 'record')})",
             _when_clicked(_layer(layer)),
             file_name=f"{stem}.layers.{layer}.jsonl",  # not {stem}.chunks.jsonl: the chunk set's JSONL has that
             mime="application/jsonl",
