@@ -103,14 +103,16 @@ class Chunk:
         whatever their position, so an index that skips ids it has seen re-embeds only what changed."""
         return hashlib.sha256(self.markdown.encode("utf-8", "surrogatepass")).hexdigest()
 
+    def context_line(self) -> str:
+        """The breadcrumb line :meth:`contextualize` puts before the markdown: the breadcrumb joined by
+        :data:`BREADCRUMB_SEPARATOR` (:func:`line_crumbs`), or :attr:`breadcrumb_line` where the budget shortened it."""
+        if self.breadcrumb_line is not None:
+            return self.breadcrumb_line
+        return BREADCRUMB_SEPARATOR.join(line_crumbs(self.breadcrumb))
+
     def contextualize(self) -> str:
-        """What an embedder should see: the breadcrumb line (:func:`line_crumbs`), a blank line, the markdown."""
-        line = (
-            BREADCRUMB_SEPARATOR.join(line_crumbs(self.breadcrumb))
-            if self.breadcrumb_line is None
-            else self.breadcrumb_line
-        )
-        return f"{line}\n\n{self.markdown}"
+        """What an embedder should see: the breadcrumb line (:meth:`context_line`), a blank line, the markdown."""
+        return f"{self.context_line()}\n\n{self.markdown}"
 
     def to_dict(self) -> dict[str, Any]:
         return {

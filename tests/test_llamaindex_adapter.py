@@ -24,7 +24,7 @@ from llama_index.core.retrievers import (
 )
 from llama_index.core.schema import MetadataMode, NodeRelationship, NodeWithScore, QueryBundle, TextNode
 
-from chunk_inspector.pipelines.llamaindex import MarkdownChunkNodeParser, breadcrumb_line
+from chunk_inspector.pipelines.llamaindex import MarkdownChunkNodeParser
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT = (ROOT / "sample_docs" / "poetry_cli.md").read_text(encoding="utf-8")
@@ -99,7 +99,7 @@ def test_the_breadcrumb_shown_reads_as_contextualize_writes_it() -> None:
         target=16,
         hard_cap=16,
     )
-    assert [breadcrumb_line(c) for c in deep] == ["guide.md › A", "guide.md › A › B"]
+    assert [c.context_line() for c in deep] == ["guide.md › A", "guide.md › A › B"]
 
 
 def test_a_file_name_that_is_not_utf8_is_refused_in_one_error() -> None:

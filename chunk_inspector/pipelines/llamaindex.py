@@ -6,8 +6,8 @@ include_sections=False, **options)`` turns Documents (or any text nodes) into ``
 - one node per chunk, its text the chunk's markdown, ``start_char_idx``/``end_char_idx`` its
   exact ``char_span`` in the source, its metadata the source's plus ours
   (:func:`chunk_inspector.extras.chunk_metadata`) and ``breadcrumb_line``, the breadcrumb as the first
-  line of ``Chunk.contextualize()`` writes it (``guide.md › Install``): LlamaIndex shows a metadata value as
-  ``str(value)``, so that line is the one shown to the embedder and the LLM, and the rest, the
+  line of ``Chunk.contextualize()`` writes it (``Chunk.context_line()``: ``guide.md › Install``): LlamaIndex
+  shows a metadata value as ``str(value)``, so that line is the one shown to the embedder and the LLM, and the rest, the
   ``breadcrumb`` list included, is excluded from both;
 - with ``include_sections=True``, also one node per section of our hierarchy (its text the
   section's source, metadata ``document``, ``id``, ``kind``, ``title``, ``level``, spans,
@@ -56,9 +56,9 @@ from llama_index.core.schema import (  # noqa: E402
 
 import chunker  # noqa: E402
 
-__all__ = ["LINE_KEY", "ContentNode", "MarkdownChunkNodeParser", "breadcrumb_line"]
+__all__ = ["LINE_KEY", "ContentNode", "MarkdownChunkNodeParser"]
 
-LINE_KEY = "breadcrumb_line"  # the one metadata a chunk's node shows (see breadcrumb_line)
+LINE_KEY = "breadcrumb_line"  # the one metadata a chunk's node shows: Chunk.context_line()
 _HIDDEN = list(METADATA_KEYS)
 _SECTION_HIDDEN = ["document", "id", "kind", "level", "byte_span", "char_span", "line_span", "token_count"]
 _SECTION_HIDDEN += ["parent_id", "ancestor_ids"]
@@ -176,7 +176,7 @@ class MarkdownChunkNodeParser(NodeParser):
                 c = by_id[item.id]
                 body, metadata, hidden = (
                     c.markdown,
-                    {**chunk_metadata(chunks, c), LINE_KEY: breadcrumb_line(c)},
+                    {**chunk_metadata(chunks, c), LINE_KEY: c.context_line()},
                     _HIDDEN,
                 )
             else:
@@ -237,13 +237,6 @@ class MarkdownChunkNodeParser(NodeParser):
                 else:
                     n.relationships[rel] = value
         return nodes
-
-
-def breadcrumb_line(chunk: chunker.Chunk) -> str:
-    """The breadcrumb line of ``chunk.contextualize()`` (what comes before its blank line and the markdown):
-    the breadcrumb joined by ``" › "``, the document by its file name, or the line ``breadcrumb_in_budget``
-    shortened."""
-    return chunk.contextualize()[: -len(chunk.markdown) - 2]
 
 
 def _content_names(chunks: chunker.ChunkSet) -> dict[str, str]:
