@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import chunker
+from chunk_inspector.cli import corpus
 from chunk_inspector.cli.corpus import (
     LAYER_FILES,
     MARKDOWN_SUFFIXES,
@@ -374,7 +375,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
     args = sys.argv[1:] if argv is None else argv
     with _terminate_as_interrupt():
-        return _main(args)
+        status = _main(args)
+    if argv is None and corpus.workers_stopped:  # the command line, interrupted: see corpus.workers_stopped
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
 
 
 class Terminated(KeyboardInterrupt):

@@ -322,8 +322,17 @@ def _worker_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+# Whether this process ended a pool's workers mid-run (_stop). A worker ended while it sent its result leaves the
+# pool's own thread waiting forever on the rest of the message, and Python waits for that thread at exit: the
+# command line then ends without waiting for it (commands.main), its own clean-up already done. Seen: 3 runs
+# of 40 hung after SIGTERM at a random moment of a --jobs 2 run.
+workers_stopped = False
+
+
 def _stop(pool: ProcessPoolExecutor) -> None:
     """Cancel queued work and end the workers without waiting for the documents they are on."""
+    global workers_stopped
+    workers_stopped = True
     terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+: cancels, shuts down, terminates
     if terminate is not None:
         terminate()
